@@ -1,0 +1,49 @@
+"""Configuration from the environment (pydantic-settings).
+
+`DATABASE_URL` and `REDIS_URL` are read under those plain names, as the contract and
+every hosting platform spell them; everything else is prefixed `SPADES_`
+(for example `SPADES_BOT_DELAY=0`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SQLITE_PATH = Path("data") / "spades.db"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SPADES_", extra="ignore")
+
+    database_url: str = Field(
+        default=f"sqlite+aiosqlite:///{DEFAULT_SQLITE_PATH}",
+        validation_alias=AliasChoices("DATABASE_URL", "SPADES_DATABASE_URL"),
+    )
+    redis_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("REDIS_URL", "SPADES_REDIS_URL")
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Seconds a disconnected player's seat waits before a bot plays for them; None = never.
+    grace_seconds: float | None = None
+    # Human-like pause before a bot acts; 0 in tests.
+    bot_delay: float = 0.8
+    chat_max_length: int = 300
+    chat_history: int = 100
+    table_name_max_length: int = 64
+    seat_name_max_length: int = 32
+    # Per-connection message rate limit, as understood by the `limits` library.
+    ws_rate_limit: str = "20/second"
+    log_level: str = "INFO"
+    log_json: bool = True
+    # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
+    migrate_on_start: bool = True
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
