@@ -1,12 +1,23 @@
 """Metrics and structured logs.
 
 Prometheus metrics come from `prometheus_client` (the reference client); JSON logs from
-`structlog`. Log lines name the table and version, never a seat token or a card in a hand.
+`structlog`. Log lines name the table and version, never a seat token or a card in a hand:
+`scrub_secrets` runs on every line, ours and uvicorn's alike, so a token or a hand logged
+by mistake is masked before it is written.
 """
 
 from __future__ import annotations
 
+import logging
+import re
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
 from prometheus_client import Counter, Gauge, Histogram
+
+from server.settings import Settings
 
 OPEN_TABLES = Gauge("spades_open_tables", "Tables whose game has not finished")
 CONNECTED_SOCKETS = Gauge(
@@ -20,3 +31,139 @@ ACTION_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
+
+# Both roles exist from the start, so a dashboard shows 0 rather than "no data".
+for _role in ("player", "spectator"):
+    CONNECTED_SOCKETS.labels(role=_role)
+
+REDACTED = "[redacted]"
+
+# Keys whose whole value is a secret or a hidden hand, wherever they sit in a log event.
+_SECRET_KEY = re.compile(r"token|authorization|password|secret|cookie", re.IGNORECASE)
+_HAND_KEYS = frozenset({"hand", "hands", "cards", "deck", "decks", "passed", "kitty"})
+# Identifiers we do want in logs even though they may look random.
+_ID_KEYS = frozenset({"table", "table_id", "request_id", "logger", "level", "timestamp"})
+
+_CARD = r"(?:[2-9TJQKA][CDHS]|BJ|LJ)"
+_CARD_CODE = re.compile(rf"^{_CARD}$")
+# Two or more card codes in a row inside free text: "hand AS KH" or "['AS', 'KH', '2C']".
+_CARD_RUN = re.compile(rf"(?<![A-Za-z0-9]){_CARD}(?:[\s,'\"]+{_CARD})+(?![A-Za-z0-9])")
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[^\s,;\"']+")
+_TOKEN_PARAM = re.compile(
+    r"(?i)(token|authorization|password|secret)([\"']?\s*[=:]\s*[\"']?)[^\s&,;\"'}]+"
+)
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@/\s]+@")
+# A run of 20+ URL-safe characters mixing letters and digits reads as a generated secret
+# (secrets.token_urlsafe(16) gives 22); table ids live under _ID_KEYS so they survive.
+_RANDOM_RUN = re.compile(
+    r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9_-]{20,}(?![\w-])", re.ASCII
+)
+
+
+def scrub_text(text: str) -> str:
+    """Mask token-like pieces and runs of card codes in free text.
+
+    >>> scrub_text("hello token=abc123 from seat 2")
+    'hello token=[redacted] from seat 2'
+    >>> scrub_text("dealt ['AS', 'KH', '2C', 'BJ']")
+    "dealt ['[redacted]']"
+    >>> scrub_text("seat 1 played QS")
+    'seat 1 played QS'
+    """
+    text = _URL_PASSWORD.sub(rf"\1{REDACTED}@", text)
+    text = _BEARER.sub(rf"\1 {REDACTED}", text)
+    text = _TOKEN_PARAM.sub(rf"\1\2{REDACTED}", text)
+    text = _RANDOM_RUN.sub(REDACTED, text)
+    return _CARD_RUN.sub(REDACTED, text)
+
+
+def _looks_like_hand(value: Any) -> bool:
+    """Two or more card codes together are a hand or a pass; one card is a public play."""
+    return (
+        isinstance(value, list | tuple | set | frozenset)
+        and len(value) >= 2
+        and all(isinstance(card, str) and _CARD_CODE.match(card) for card in value)
+    )
+
+
+def scrub_value(value: Any, key: str | None = None) -> Any:
+    """Return a copy of a logged value with secrets and hidden cards masked.
+
+    >>> scrub_value({"seat": 1, "token": "t", "view": {"hand": ["AS", "KH"], "trick": []}})
+    {'seat': 1, 'token': '[redacted]', 'view': {'hand': '[redacted]', 'trick': []}}
+    """
+    if key is not None and (_SECRET_KEY.search(key) or key.lower() in _HAND_KEYS):
+        return value if value is None else REDACTED
+    if isinstance(value, Mapping):
+        return {k: scrub_value(v, str(k)) for k, v in value.items()}
+    if _looks_like_hand(value):
+        return REDACTED
+    if isinstance(value, list | tuple | set | frozenset):
+        return [scrub_value(item) for item in value]
+    if isinstance(value, bytes | bytearray):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        return value if key in _ID_KEYS else scrub_text(value)
+    return value
+
+
+def scrub_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """structlog processor: the last line of defence before a line is rendered."""
+    return {key: scrub_value(value, key) for key, value in event_dict.items()}
+
+
+def _render_exception_then_scrub() -> list[Any]:
+    # Tracebacks quote local source lines and exception messages; scrub after rendering.
+    return [structlog.processors.format_exc_info, scrub_secrets]
+
+
+def configure_logging(settings: Settings) -> None:
+    """Send structlog and stdlib logging (uvicorn included) through one scrubbing renderer.
+
+    JSON lines when `settings.log_json`, readable console lines otherwise. Safe to call
+    more than once (tests, reloads): the root handler is replaced, not added.
+    """
+    level = logging.getLevelName(settings.log_level.upper())
+    if not isinstance(level, int):
+        level = logging.INFO
+    renderer: Any = (
+        structlog.processors.JSONRenderer()
+        if settings.log_json
+        else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *_render_exception_then_scrub(),
+            renderer,
+        ],
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    handler.set_name("spades")
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level)
+    # uvicorn installs its own handlers; hand its records to ours so they are scrubbed too.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        uvicorn_logger = logging.getLogger(name)
+        uvicorn_logger.handlers = []
+        uvicorn_logger.propagate = True
+    structlog.configure(
+        processors=[
+            *shared,
+            structlog.stdlib.PositionalArgumentsFormatter(),
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
