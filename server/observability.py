@@ -37,6 +37,7 @@ for _role in ("player", "spectator"):
     CONNECTED_SOCKETS.labels(role=_role)
 
 REDACTED = "[redacted]"
+_HANDLER_NAME = "spades"
 
 # Keys whose whole value is a secret or a hidden hand, wherever they sit in a log event.
 _SECRET_KEY = re.compile(r"token|authorization|password|secret|cookie", re.IGNORECASE)
@@ -112,6 +113,22 @@ def scrub_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dic
     return {key: scrub_value(value, key) for key, value in event_dict.items()}
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever `sys.stderr` is at the time, as logging's last-resort handler does,
+    so a process (or test runner) that swaps stderr after start-up still gets the lines."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def _render_exception_then_scrub() -> list[Any]:
     # Tracebacks quote local source lines and exception messages; scrub after rendering.
     return [structlog.processors.format_exc_info, scrub_secrets]
@@ -121,7 +138,7 @@ def configure_logging(settings: Settings) -> None:
     """Send structlog and stdlib logging (uvicorn included) through one scrubbing renderer.
 
     JSON lines when `settings.log_json`, readable console lines otherwise. Safe to call
-    more than once (tests, reloads): the root handler is replaced, not added.
+    more than once (tests, reloads): our root handler is replaced, not added again.
     """
     level = logging.getLevelName(settings.log_level.upper())
     if not isinstance(level, int):
@@ -145,11 +162,14 @@ def configure_logging(settings: Settings) -> None:
             renderer,
         ],
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(formatter)
-    handler.set_name("spades")
+    handler.set_name(_HANDLER_NAME)
     root = logging.getLogger()
-    root.handlers = [handler]
+    # Replace our own handler only: a test runner's capture handler must keep working.
+    for previous in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(previous)
+    root.addHandler(handler)
     root.setLevel(level)
     # uvicorn installs its own handlers; hand its records to ours so they are scrubbed too.
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
