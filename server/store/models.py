@@ -1,0 +1,146 @@
+"""Database tables of the table server (SQLAlchemy 2 declarative models).
+
+The Alembic migrations in `migrations/` must describe exactly these tables; a test
+compares them (`alembic.autogenerate.compare_metadata`).
+
+A table's `version` is the one counter every client sees; writers update it with
+`WHERE version = :old` so that two server processes can never both apply a change
+on top of the same state (optimistic locking, see `server.store.repository`).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Stable constraint names, so that migrations can refer to them on every database.
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """Now, timezone-aware (stored as UTC)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class TableRow(Base):
+    """A table: its rules, status and version counter."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    rules: Mapped[dict[str, Any]]
+    # "waiting" | "playing" | "over"
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    game_number: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SeatRow(Base):
+    """One seat of a table: empty, a person (token hash) or a bot."""
+
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(32))
+    # SHA-256 hex of the seat token; the token itself is never stored.
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    bot: Mapped[str | None] = mapped_column(String(32))
+    connected: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A bot plays for an absent player until they return (grace time passed).
+    autoplay: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class GameRow(Base):
+    """One game at a table; `snapshot` is `Game.to_state()` after action `snapshot_seq`."""
+
+    __tablename__ = "games"
+    __table_args__ = (UniqueConstraint("table_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    decks: Mapped[list[Any] | None] = mapped_column(JSON)
+    dealer: Mapped[int | None] = mapped_column(Integer)
+    snapshot: Mapped[dict[str, Any]]
+    snapshot_seq: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    final_scores: Mapped[list[Any] | None] = mapped_column(JSON)
+    started: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class HandRow(Base):
+    """A finished hand: bids, tricks per seat, the deal, each side after the hand."""
+
+    __tablename__ = "hands"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    dealer: Mapped[int | None] = mapped_column(Integer)
+    bids: Mapped[list[Any]]
+    tricks: Mapped[list[Any]]
+    deal: Mapped[list[Any]]
+    # [{"points": int, "score": int, "bags": int}] per side, after the hand.
+    sides: Mapped[list[Any]]
+
+
+class ActionRow(Base):
+    """Append-only log of accepted actions of a game, in order."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]]
+    version: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ChatRow(Base):
+    """A table chat line (kept so that history survives restarts and spans processes)."""
+
+    __tablename__ = "chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int | None] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

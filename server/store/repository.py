@@ -1,0 +1,319 @@
+"""The one place that reads and writes tables, seats, games, hands, actions and chat.
+
+Every write that changes what clients see raises the table's version with
+`UPDATE tables SET version = :new WHERE id = :id AND version = :old`. When no row matches,
+another server process got there first: `VersionConflict` is raised, the transaction is
+rolled back, and the caller reloads the table and tries again (optimistic locking).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+
+from server.store.db import session_factory
+from server.store.models import (
+    ActionRow,
+    ChatRow,
+    GameRow,
+    HandRow,
+    SeatRow,
+    TableRow,
+    utcnow,
+)
+
+
+class VersionConflict(Exception):
+    """The table changed under us (another process wrote first)."""
+
+
+@dataclass
+class SeatRecord:
+    seat: int
+    name: str | None = None
+    token_hash: str | None = None
+    bot: str | None = None
+    connected: bool = False
+    autoplay: bool = False
+
+
+@dataclass
+class GameRecord:
+    id: int
+    number: int
+    seed: int
+    snapshot: dict[str, Any]
+    snapshot_seq: int
+    # Actions logged after the snapshot, in order: (seq, seat, action).
+    later_actions: list[tuple[int, int, dict[str, Any]]]
+    hands_saved: int
+
+
+@dataclass
+class TableRecord:
+    id: str
+    name: str
+    rules: dict[str, Any]
+    status: str
+    version: int
+    game_number: int
+    created: datetime
+    seats: list[SeatRecord]
+    game: GameRecord | None = None
+    chat: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ActionWrite:
+    """Everything one accepted action changes, written in one transaction."""
+
+    table_id: str
+    old_version: int
+    new_version: int
+    status: str
+    game_id: int
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    snapshot: dict[str, Any]
+    new_hands: list[dict[str, Any]]
+    first_hand_number: int
+    winner: int | None
+    final_scores: list[Any] | None
+
+
+def chat_line(row: ChatRow) -> dict[str, Any]:
+    return {
+        "version": row.version,
+        "seat": row.seat,
+        "name": row.name,
+        "text": row.text,
+        "at": iso(row.at),
+    }
+
+
+def iso(moment: datetime) -> str:
+    """UTC ISO-8601 with a Z (SQLite hands back naive datetimes: they are UTC)."""
+    return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+class TableStore:
+    """Repository over one database (SQLite or PostgreSQL)."""
+
+    def __init__(self, engine: AsyncEngine, chat_history: int = 100) -> None:
+        self.engine = engine
+        self.sessions = session_factory(engine)
+        self.chat_history = chat_history
+
+    async def create_table(
+        self, table_id: str, name: str, rules: dict[str, Any], players: int
+    ) -> None:
+        async with self.sessions.begin() as session:
+            session.add(
+                TableRow(
+                    id=table_id, name=name, rules=rules, status="waiting", version=1, game_number=0
+                )
+            )
+            await session.flush()
+            session.add_all(
+                SeatRow(table_id=table_id, seat=seat, connected=False, autoplay=False)
+                for seat in range(players)
+            )
+
+    async def load(self, table_id: str) -> TableRecord | None:
+        async with self.sessions() as session:
+            table = await session.get(TableRow, table_id)
+            if table is None:
+                return None
+            return await self._record(session, table)
+
+    async def _record(self, session: AsyncSession, table: TableRow) -> TableRecord:
+        seats = (
+            await session.scalars(
+                select(SeatRow).where(SeatRow.table_id == table.id).order_by(SeatRow.seat)
+            )
+        ).all()
+        record = TableRecord(
+            id=table.id,
+            name=table.name,
+            rules=table.rules,
+            status=table.status,
+            version=table.version,
+            game_number=table.game_number,
+            created=table.created,
+            seats=[
+                SeatRecord(s.seat, s.name, s.token_hash, s.bot, s.connected, s.autoplay)
+                for s in seats
+            ],
+        )
+        game = await session.scalar(
+            select(GameRow).where(GameRow.table_id == table.id, GameRow.number == table.game_number)
+        )
+        if game is not None:
+            later = (
+                await session.execute(
+                    select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                    .where(ActionRow.game_id == game.id, ActionRow.seq > game.snapshot_seq)
+                    .order_by(ActionRow.seq)
+                )
+            ).all()
+            hands = await session.scalar(
+                select(func.count()).select_from(HandRow).where(HandRow.game_id == game.id)
+            )
+            record.game = GameRecord(
+                id=game.id,
+                number=game.number,
+                seed=game.seed,
+                snapshot=game.snapshot,
+                snapshot_seq=game.snapshot_seq,
+                later_actions=[(seq, seat, action) for seq, seat, action in later],
+                hands_saved=hands or 0,
+            )
+        chat = (
+            await session.scalars(
+                select(ChatRow)
+                .where(ChatRow.table_id == table.id)
+                .order_by(ChatRow.id.desc())
+                .limit(self.chat_history)
+            )
+        ).all()
+        record.chat = [chat_line(row) for row in reversed(chat)]
+        return record
+
+    async def table_ids(self, statuses: tuple[str, ...], limit: int = 100) -> list[str]:
+        """Ids of tables in these statuses, newest first."""
+        async with self.sessions() as session:
+            rows = await session.scalars(
+                select(TableRow.id)
+                .where(TableRow.status.in_(statuses))
+                .order_by(TableRow.created.desc(), TableRow.id)
+                .limit(limit)
+            )
+            return list(rows)
+
+    @staticmethod
+    async def _bump(
+        session: AsyncSession, table_id: str, old: int, new: int, **fields: Any
+    ) -> None:
+        result = await session.execute(
+            update(TableRow)
+            .where(TableRow.id == table_id, TableRow.version == old)
+            .values(version=new, **fields)
+        )
+        if result.rowcount != 1:
+            raise VersionConflict(table_id)
+
+    async def update_seat(
+        self, table_id: str, old: int, new: int, seat: SeatRecord, **table_fields: Any
+    ) -> None:
+        """Write one seat's fields (taken, left, bot, presence, autoplay) with a version bump."""
+        async with self.sessions.begin() as session:
+            await self._bump(session, table_id, old, new, **table_fields)
+            await session.execute(
+                update(SeatRow)
+                .where(SeatRow.table_id == table_id, SeatRow.seat == seat.seat)
+                .values(
+                    name=seat.name,
+                    token_hash=seat.token_hash,
+                    bot=seat.bot,
+                    connected=seat.connected,
+                    autoplay=seat.autoplay,
+                )
+            )
+
+    async def start_game(
+        self, table_id: str, old: int, new: int, number: int, seed: int, snapshot: dict[str, Any]
+    ) -> int:
+        """Record a new game (first game or rematch) and make it the table's current game."""
+        async with self.sessions.begin() as session:
+            await self._bump(session, table_id, old, new, status="playing", game_number=number)
+            game = GameRow(
+                table_id=table_id,
+                number=number,
+                seed=seed,
+                dealer=snapshot.get("dealer") if isinstance(snapshot, dict) else None,
+                snapshot=snapshot,
+                snapshot_seq=0,
+            )
+            session.add(game)
+            await session.flush()
+            return game.id
+
+    async def record_action(self, write: ActionWrite) -> None:
+        """Append one accepted action, its snapshot and any finished hands, atomically."""
+        async with self.sessions.begin() as session:
+            await self._bump(
+                session, write.table_id, write.old_version, write.new_version, status=write.status
+            )
+            session.add(
+                ActionRow(
+                    game_id=write.game_id,
+                    seq=write.seq,
+                    seat=write.seat,
+                    action=write.action,
+                    version=write.new_version,
+                )
+            )
+            game_fields: dict[str, Any] = {"snapshot": write.snapshot, "snapshot_seq": write.seq}
+            if write.winner is not None or write.status == "over":
+                game_fields |= {
+                    "winner": write.winner,
+                    "final_scores": write.final_scores,
+                    "finished": utcnow(),
+                }
+            await session.execute(
+                update(GameRow).where(GameRow.id == write.game_id).values(**game_fields)
+            )
+            for offset, hand in enumerate(write.new_hands):
+                session.add(
+                    HandRow(game_id=write.game_id, number=write.first_hand_number + offset, **hand)
+                )
+
+    async def add_chat(
+        self, table_id: str, old: int, new: int, seat: int | None, name: str, text: str
+    ) -> dict[str, Any]:
+        async with self.sessions.begin() as session:
+            await self._bump(session, table_id, old, new)
+            row = ChatRow(table_id=table_id, version=new, seat=seat, name=name, text=text)
+            session.add(row)
+            await session.flush()
+            return chat_line(row)
+
+    async def hands(self, table_id: str, game_number: int) -> list[dict[str, Any]]:
+        """Finished hands of one game, in order."""
+        async with self.sessions() as session:
+            rows = await session.scalars(
+                select(HandRow)
+                .join(GameRow, GameRow.id == HandRow.game_id)
+                .where(GameRow.table_id == table_id, GameRow.number == game_number)
+                .order_by(HandRow.number)
+            )
+            return [
+                {
+                    "hand": row.number,
+                    "dealer": row.dealer,
+                    "bids": row.bids,
+                    "tricks": row.tricks,
+                    "deal": row.deal,
+                    "sides": row.sides,
+                }
+                for row in rows
+            ]
+
+    async def forget_presence(self) -> None:
+        """Mark every seat disconnected: used at start-up of a single-process server,
+        whose sockets all died with the previous process."""
+        async with self.sessions.begin() as session:
+            present = select(SeatRow.table_id).where(SeatRow.connected.is_(True))
+            await session.execute(
+                update(TableRow)
+                .where(TableRow.id.in_(present))
+                .values(version=TableRow.version + 1)
+            )
+            await session.execute(
+                update(SeatRow).where(SeatRow.connected.is_(True)).values(connected=False)
+            )
