@@ -129,6 +129,12 @@ class _StderrHandler(logging.StreamHandler):
         pass
 
 
+def _drop_color_message(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """uvicorn passes an ANSI-coloured copy of its message as an extra; JSON needs neither."""
+    event_dict.pop("color_message", None)
+    return event_dict
+
+
 def _render_exception_then_scrub() -> list[Any]:
     # Tracebacks quote local source lines and exception messages; scrub after rendering.
     return [structlog.processors.format_exc_info, scrub_secrets]
@@ -155,7 +161,7 @@ def configure_logging(settings: Settings) -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     formatter = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
+        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder(), _drop_color_message],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             *_render_exception_then_scrub(),

@@ -1,0 +1,45 @@
+# syntax=docker/dockerfile:1
+# Spades table server. Two stages: wheels are built where compilers may live, the runtime
+# image only installs them. The source tree is laid out in /app exactly as in the repo
+# (server/, web/, migrations/, alembic.ini), because the server finds web/ and migrations/
+# next to its package.
+#
+#   docker build -t spades .
+#   docker run -p 8000:8000 -v spades-data:/app/data spades      # SQLite in a volume
+#   docker compose up                                            # PostgreSQL + Redis
+
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+FROM ${PYTHON_IMAGE} AS wheels
+WORKDIR /build
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1
+# Only pyproject.toml: the dependency layer is rebuilt when dependencies change, not code.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
+ && pip wheel --no-cache-dir --wheel-dir /wheels -r requirements.txt
+
+FROM ${PYTHON_IMAGE} AS runtime
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PYTHONPATH=/app \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DATABASE_URL=sqlite+aiosqlite:////app/data/spades.db \
+    SPADES_LOG_JSON=true
+WORKDIR /app
+RUN --mount=type=bind,from=wheels,source=/wheels,target=/wheels \
+    pip install --no-cache-dir --no-index --find-links=/wheels /wheels/*.whl \
+ && groupadd --system --gid 10001 spades \
+ && useradd --system --uid 10001 --gid spades --home-dir /app --no-create-home spades \
+ && mkdir /app/data \
+ && chown spades:spades /app/data
+COPY alembic.ini ./
+COPY migrations ./migrations
+COPY web ./web
+COPY server ./server
+USER 10001:10001
+VOLUME ["/app/data"]
+EXPOSE 8000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
+# uvicorn receives SIGTERM directly (exec form, PID 1): it closes sockets with 1012 and exits.
+CMD ["uvicorn", "server.app:app", "--ws", "websockets-sansio", "--host", "0.0.0.0", "--port", "8000"]
