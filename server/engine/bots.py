@@ -203,7 +203,7 @@ def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) ->
             if suit == SPADES:
                 danger += 3.0 if missing < 4 else 1.5 if missing < 6 else 0.0
             elif missing == 0:
-                danger += 2.0 if lower_own >= 3 else 3.0
+                danger += 3.0
             elif missing == 1:
                 danger += 1.0 if lower_own >= 2 else 2.0
             elif missing == 2:
@@ -445,8 +445,7 @@ def _pass(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
     count = len(legal[0]["cards"])
     order = state.order
     if state.bids[state.seat] == "blind_nil":
-        ranked = sorted(state.hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
-        chosen = ranked[-count:]
+        chosen = sorted(state.hand, key=lambda c: _danger(state, c))[-count:]
     else:
         ranked = sorted(state.hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
         chosen = ranked[:count]
@@ -507,9 +506,8 @@ def _wants_tricks(state: _Seat) -> bool:
         return True
     left = len(state.hand)
     opponent_sides = [side for side in state.sides if state.seat not in side]
-    return any(
-        state.need(side) > 0 and left - state.need(side) < SET_MARGIN + 1 for side in opponent_sides
-    )
+    needs = [state.need(side) for side in opponent_sides]
+    return any(0 < need <= left < need + SET_MARGIN + 1 for need in needs)
 
 
 def _seats_after(state: _Seat) -> list[int]:
@@ -525,9 +523,9 @@ def _split(state: _Seat, cards: list[int]) -> tuple[list[int], list[int]]:
     return winners, [c for c in cards if c not in winners]
 
 
-def _danger(state: _Seat, card: int) -> tuple[int, int]:
-    """Order in which a nil bidder wants to be rid of its cards: spades first."""
-    return (state.order.power[card] + (4 if state.order.suit[card] == SPADES else 0), 0)
+def _danger(state: _Seat, card: int) -> int:
+    """How badly a nil bidder wants to be rid of a card: high cards, spades worst."""
+    return state.order.power[card] + (4 if state.order.suit[card] == SPADES else 0)
 
 
 def _follow_as_nil(state: _Seat, cards: list[int]) -> int:
