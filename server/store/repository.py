@@ -79,7 +79,7 @@ class ActionWrite:
     seq: int
     seat: int
     action: dict[str, Any]
-    snapshot: dict[str, Any]
+    snapshot: dict[str, Any] | None
     new_hands: list[dict[str, Any]]
     first_hand_number: int
     winner: int | None
@@ -258,16 +258,19 @@ class TableStore:
                     version=write.new_version,
                 )
             )
-            game_fields: dict[str, Any] = {"snapshot": write.snapshot, "snapshot_seq": write.seq}
+            game_fields: dict[str, Any] = {}
+            if write.snapshot is not None:
+                game_fields |= {"snapshot": write.snapshot, "snapshot_seq": write.seq}
             if write.winner is not None or write.status == "over":
                 game_fields |= {
                     "winner": write.winner,
                     "final_scores": write.final_scores,
                     "finished": utcnow(),
                 }
-            await session.execute(
-                update(GameRow).where(GameRow.id == write.game_id).values(**game_fields)
-            )
+            if game_fields:
+                await session.execute(
+                    update(GameRow).where(GameRow.id == write.game_id).values(**game_fields)
+                )
             for offset, hand in enumerate(write.new_hands):
                 session.add(
                     HandRow(game_id=write.game_id, number=write.first_hand_number + offset, **hand)

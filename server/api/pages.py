@@ -1,0 +1,30 @@
+"""The browser pages: the lobby, a table page, and the static client files in `web/`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+
+router = APIRouter(include_in_schema=False)
+
+
+def page(name: str) -> FileResponse:
+    path = WEB / name
+    if not path.is_file():
+        raise HTTPException(404, f"The web client has no {name} yet.")
+    return FileResponse(path, media_type="text/html")
+
+
+@router.get("/")
+async def lobby() -> FileResponse:
+    return page("index.html")
+
+
+@router.get("/t/{table_id}")
+async def table_page(table_id: str, request: Request) -> FileResponse:
+    await request.app.state.hub.room(table_id)
+    return page("table.html")

@@ -1,0 +1,25 @@
+"""Refusals of the table hub: one class, a machine-readable code, a readable message.
+
+The WebSocket layer sends them as `{"type": "error", "code", "message"}`; the HTTP
+layer answers with `status` and `{"detail": message}`.
+"""
+
+from __future__ import annotations
+
+
+class TableError(Exception):
+    """A request the table refuses; nothing was changed."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def no_such_table() -> TableError:
+    return TableError("no_such_table", "No such table.", 404)
+
+
+def no_such_seat() -> TableError:
+    return TableError("no_such_seat", "No such seat at this table.", 404)

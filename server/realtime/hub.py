@@ -1,0 +1,658 @@
+"""The table hub: the master that applies changes to tables and tells every socket.
+
+It knows nothing of HTTP or WebSockets: the API layer hands it requests and listeners
+(anything with a `seat` and non-blocking `send`/`close`). For every table the hub keeps
+a `Room` in memory: the table's seats, version and engine `Game`, a lock, and the
+listeners watching it.
+
+Each change runs under the room's lock, one at a time, in one direction:
+validate -> engine -> commit to the database -> broadcast a view per listener ->
+notify other processes. The database commit raises the table's version with an
+optimistic check; when another process wrote first, the room is reloaded from the
+database and the change is validated again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import random
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
+
+import structlog
+
+from server.engine import Game, IllegalAction, Rules
+from server.observability import (
+    ACTION_LATENCY,
+    ACTIONS,
+    CONNECTED_SOCKETS,
+    ERRORS,
+    OPEN_TABLES,
+    REFUSED_ACTIONS,
+)
+from server.realtime.errors import TableError, no_such_seat, no_such_table
+from server.realtime.pubsub import TableNotices
+from server.settings import Settings
+from server.store.repository import (
+    ActionWrite,
+    SeatRecord,
+    TableRecord,
+    TableStore,
+    VersionConflict,
+    iso,
+)
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+# Keys an action dict may carry (CONTRACT.md); anything else is dropped before the
+# engine sees it, so the action log stores only what the rules define.
+ACTION_KEYS = ("type", "bid", "card", "declare", "cards", "keep")
+WRITE_ATTEMPTS = 3
+TABLE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+class Listener(Protocol):
+    """One socket watching a table: a seat (None for a spectator) and a mailbox."""
+
+    seat: int | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    async def close(self, code: int, reason: str) -> None: ...
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 hex of a seat token: the only form in which tokens are stored."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def load_game(rules: Rules, record: TableRecord) -> Game | None:
+    """The table's current game: its snapshot, then any actions logged after it."""
+    if record.game is None:
+        return None
+    game = Game.from_state(record.game.snapshot)
+    for _seq, seat, action in record.game.later_actions:
+        game.act(seat, action)
+    return game
+
+
+class Room:
+    """A table in memory: what the database says, plus its lock and listeners."""
+
+    def __init__(self, record: TableRecord, chat_history: int) -> None:
+        self.lock = asyncio.Lock()
+        self.listeners: set[Listener] = set()
+        self.bot_task: asyncio.Task[None] | None = None
+        self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        self.rng = random.Random()
+        self.chat: deque[dict[str, Any]] = deque(maxlen=chat_history)
+        self.load(record)
+
+    def load(self, record: TableRecord) -> None:
+        self.id = record.id
+        self.name = record.name
+        self.rules_json = record.rules
+        self.rules = Rules.model_validate(record.rules)
+        self.status = record.status
+        self.version = record.version
+        self.game_number = record.game_number
+        self.created = record.created
+        self.seats = record.seats
+        self.game = load_game(self.rules, record)
+        self.game_id = record.game.id if record.game else None
+        self.seq = record.game.snapshot_seq + len(record.game.later_actions) if record.game else 0
+        self.hands_saved = record.game.hands_saved if record.game else 0
+        self.chat.clear()
+        self.chat.extend(record.chat)
+
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        found = None
+        for seat in self.seats:
+            # Compare against every seat, in constant time, so timing says nothing.
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                found = seat.seat
+        return found
+
+    def bot_seat(self) -> tuple[int, str] | None:
+        """The seat a bot must act for now, with the bot's level, if any."""
+        if self.game is None or self.status != "playing":
+            return None
+        for seat in self.game.turn:
+            record = self.seats[seat]
+            if record.bot is not None:
+                return seat, record.bot
+            if record.autoplay:
+                return seat, "basic"
+        return None
+
+    def public(self) -> dict[str, Any]:
+        """Public table info (docs/protocol.md): never a token, never a hidden card."""
+        game = self.game
+        return {
+            "id": self.id,
+            "name": self.name,
+            "url": f"/t/{self.id}",
+            "rules": self.rules_json,
+            "status": self.status,
+            "version": self.version,
+            "game_number": self.game_number,
+            "seats": [public_seat(seat) for seat in self.seats],
+            "scores": game.scores if game is not None else [],
+            "winner": game.winner if game is not None else None,
+            "hands_played": len(game.hand_results) if game is not None else 0,
+            "created": iso(self.created),
+        }
+
+    def state_message(self, seat: int | None, view: Any) -> dict[str, Any]:
+        return {
+            "type": "state",
+            "version": self.version,
+            "seat": seat,
+            "state": view,
+            "table": self.public(),
+        }
+
+    def view(self, seat: int | None) -> Any:
+        return self.game.view(seat) if self.game is not None else None
+
+
+def public_seat(seat: SeatRecord) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot": seat.bot,
+        "connected": seat.connected or seat.bot is not None,
+    }
+    if seat.autoplay:
+        info["autoplay"] = True
+    return info
+
+
+def hand_fields(result: dict[str, Any]) -> dict[str, Any]:
+    """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
+    breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils)."""
+    return {
+        "dealer": result.get("dealer"),
+        "bids": result["bids"],
+        "tricks": result["tricks"],
+        "deal": result["deal"],
+        "sides": result["sides"],
+    }
+
+
+class TableHub:
+    """Every table this process serves; the only code that changes a table."""
+
+    def __init__(self, store: TableStore, settings: Settings, notices: TableNotices) -> None:
+        self.store = store
+        self.settings = settings
+        self.notices = notices
+        self.rooms: dict[str, Room] = {}
+        self.closing = False
+        self._loading = asyncio.Lock()
+        self._roles: dict[int, str] = {}
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    async def start(self, single_process: bool) -> None:
+        """Resume every unfinished game; a lone process first forgets stale presence."""
+        if single_process:
+            await self.store.forget_presence()
+        await self.notices.start(self.on_remote_change)
+        unfinished = await self.store.table_ids(("waiting", "playing"), limit=1_000_000)
+        OPEN_TABLES.set(len(unfinished))
+        for table_id in await self.store.table_ids(("playing",), limit=1_000_000):
+            room = await self.room(table_id)
+            log.info("game resumed", table=room.id, version=room.version)
+            self._schedule_bots(room)
+
+    async def shutdown(self) -> None:
+        """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
+        self.closing = True
+        tasks = [room.bot_task for room in self.rooms.values() if room.bot_task is not None]
+        for room in self.rooms.values():
+            tasks.extend(room.grace_tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for room in list(self.rooms.values()):
+            async with room.lock:
+                for listener in list(room.listeners):
+                    await listener.close(1012, "server restarting")
+
+    # -- reading -----------------------------------------------------------------
+
+    async def room(self, table_id: str) -> Room:
+        """The room of a table, loaded from the database on first use."""
+        room = self.rooms.get(table_id)
+        if room is not None:
+            return room
+        if not 0 < len(table_id) <= 16 or not set(table_id) <= TABLE_ID_CHARS:
+            raise no_such_table()
+        async with self._loading:
+            room = self.rooms.get(table_id)
+            if room is None:
+                record = await self.store.load(table_id)
+                if record is None:
+                    raise no_such_table()
+                room = Room(record, self.settings.chat_history)
+                self.rooms[table_id] = room
+        return room
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        """Open tables and live games, newest first."""
+        rooms = []
+        for table_id in await self.store.table_ids(("waiting", "playing")):
+            with contextlib.suppress(TableError):
+                rooms.append((await self.room(table_id)).public())
+        return rooms
+
+    async def history(self, table_id: str) -> dict[str, Any]:
+        room = await self.room(table_id)
+        hands = await self.store.hands(room.id, room.game_number)
+        return {"id": room.id, "game_number": room.game_number, "hands": hands}
+
+    # -- HTTP-side changes -------------------------------------------------------
+
+    async def create_table(self, name: str | None, rules: Rules) -> Room:
+        table_id = secrets.token_urlsafe(6)
+        await self.store.create_table(
+            table_id, name or f"Table {table_id}", rules.model_dump(mode="json"), rules.players
+        )
+        OPEN_TABLES.inc()
+        room = await self.room(table_id)
+        log.info("table created", table=table_id, version=room.version)
+        return room
+
+    async def take_seat(self, table_id: str, seat: int, name: str) -> str:
+        """Seat a person; returns their token (shown once, stored only as a hash)."""
+        room = await self.room(table_id)
+        token = secrets.token_urlsafe(24)
+
+        async def take() -> None:
+            current = self._empty_seat(room, seat)
+            taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
+            await self._write_seat(room, taken)
+
+        await self._mutate(room, take)
+        await self._mutate(room, lambda: self._start_if_full(room))
+        return token
+
+    async def add_bot(self, table_id: str, seat: int, level: str) -> None:
+        room = await self.room(table_id)
+
+        async def seat_bot() -> None:
+            current = self._empty_seat(room, seat)
+            bot = SeatRecord(current.seat, name=f"Bot ({level})", bot=level, connected=True)
+            await self._write_seat(room, bot)
+
+        await self._mutate(room, seat_bot)
+        await self._mutate(room, lambda: self._start_if_full(room))
+
+    async def leave_seat(self, table_id: str, seat: int, token: str) -> None:
+        room = await self.room(table_id)
+
+        async def leave() -> None:
+            if not 0 <= seat < len(room.seats):
+                raise no_such_seat()
+            if room.seat_for_token(token) != seat:
+                raise TableError("bad_token", "That token does not hold this seat.", 401)
+            if room.status != "waiting":
+                raise TableError("started", "The game has started; the seat is kept.", 409)
+            await self._write_seat(room, SeatRecord(seat))
+            for listener in room.listeners:
+                if listener.seat == seat:
+                    listener.seat = None
+
+        await self._mutate(room, leave)
+
+    async def rematch(self, table_id: str, token: str) -> Room:
+        room = await self.room(table_id)
+
+        async def again() -> None:
+            if room.seat_for_token(token) is None:
+                raise TableError("bad_token", "Only a seated player may ask for a rematch.", 401)
+            if room.status != "over":
+                raise TableError("not_over", "The game is not over yet.", 409)
+            await self._start_game(room)
+            OPEN_TABLES.inc()
+
+        await self._mutate(room, again)
+        return room
+
+    # -- socket-side changes -----------------------------------------------------
+
+    async def join(self, room: Room, listener: Listener, token: str | None) -> None:
+        """A socket said hello: authenticate, mark the seat present, send the state."""
+
+        async def hello() -> None:
+            seat = room.seat_for_token(token) if token else None
+            if token and seat is None:
+                listener.send(error("bad_token", "That token holds no seat here; watching."))
+            if listener in room.listeners and listener.seat != seat:
+                await self._drop_listener(room, listener)
+            if seat is not None:
+                # Others hear of the arrival first; this socket gets its answer below.
+                room.listeners.discard(listener)
+                await self._mark_present(room, seat)
+            listener.seat = seat
+            if id(listener) not in self._roles:
+                role = "spectator" if seat is None else "player"
+                self._roles[id(listener)] = role
+                CONNECTED_SOCKETS.labels(role=role).inc()
+            room.listeners.add(listener)
+            message = room.state_message(seat, room.view(seat))
+            message["chat"] = list(room.chat)
+            listener.send(message)
+
+        await self._mutate(room, hello)
+
+    async def leave(self, room: Room, listener: Listener) -> None:
+        """A socket closed: a player's seat stays theirs, shown as disconnected."""
+        if listener not in room.listeners:
+            return
+        if self.closing:
+            room.listeners.discard(listener)
+            CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
+            return
+        with contextlib.suppress(TableError):
+            await self._mutate(room, lambda: self._drop_listener(room, listener))
+
+    async def act(
+        self,
+        room: Room,
+        listener: Listener,
+        action: dict[str, Any],
+        act_id: Any = None,
+        version: int | None = None,
+    ) -> None:
+        """A player's move; a refusal goes back to that socket only, as an `error`."""
+        started = time.perf_counter()
+        action = {key: action[key] for key in ACTION_KEYS if key in action}
+
+        async def move() -> None:
+            if listener.seat is None:
+                raise TableError("not_seated", "Spectators cannot play; take a seat first.")
+            if version is not None and version != room.version:
+                raise TableError(
+                    "stale", f"The table moved on (version {room.version}); look again."
+                )
+            await self._apply(room, listener.seat, action)
+
+        try:
+            await self._mutate(room, move)
+        except TableError as refusal:
+            REFUSED_ACTIONS.labels(code=refusal.code).inc()
+            listener.send(error(refusal.code, refusal.message, act_id))
+            return
+        ACTION_LATENCY.observe(time.perf_counter() - started)
+
+    async def chat(self, room: Room, listener: Listener, text: Any) -> None:
+        if not isinstance(text, str) or not text.strip():
+            listener.send(error("bad_chat", "Say something: the message is empty."))
+            return
+        text = text.strip()
+        limit = self.settings.chat_max_length
+        if len(text) > limit:
+            listener.send(error("bad_chat", f"Chat messages are at most {limit} characters."))
+            return
+
+        async def say() -> None:
+            seat = listener.seat
+            name = room.seats[seat].name if seat is not None else None
+            new = room.version + 1
+            line = await self.store.add_chat(
+                room.id, room.version, new, seat, name or "Spectator", text
+            )
+            room.version = new
+            room.chat.append(line)
+            for watcher in room.listeners:
+                watcher.send({"type": "chat", **line})
+            await self.notices.publish(room.id, new)
+
+        try:
+            await self._mutate(room, say)
+        except TableError as refusal:
+            listener.send(error(refusal.code, refusal.message))
+
+    async def on_remote_change(self, table_id: str, version: int) -> None:
+        """Another process changed a table: reload it if we serve it, and broadcast."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            return
+        async with room.lock:
+            if version > room.version:
+                await self._reload(room)
+
+    # -- the one way a change is made ----------------------------------------------
+
+    async def _mutate(self, room: Room, change: Callable[[], Awaitable[T]]) -> T:
+        """Run `change` under the room's lock; after a version conflict, reload and retry."""
+        for _ in range(WRITE_ATTEMPTS):
+            async with room.lock:
+                try:
+                    return await change()
+                except VersionConflict:
+                    log.info("version conflict", table=room.id, version=room.version)
+                    await self._reload(room)
+        raise TableError("conflict", "The table changed at the same moment; try again.")
+
+    async def _reload(self, room: Room) -> None:
+        record = await self.store.load(room.id)
+        if record is None:
+            return
+        room.load(record)
+        for listener in room.listeners:
+            if listener.seat is not None and room.seats[listener.seat].token_hash is None:
+                listener.seat = None
+        self._broadcast(room)
+        self._schedule_bots(room)
+
+    def _broadcast(self, room: Room) -> None:
+        """Each listener gets its own view, computed now (once per seat)."""
+        views: dict[int | None, Any] = {}
+        for listener in room.listeners:
+            seat = listener.seat
+            if seat not in views:
+                views[seat] = room.view(seat)
+            listener.send(room.state_message(seat, views[seat]))
+
+    async def _committed(self, room: Room) -> None:
+        """After a commit: broadcast, tell other processes, let bots move."""
+        self._broadcast(room)
+        await self.notices.publish(room.id, room.version)
+        self._schedule_bots(room)
+
+    def _empty_seat(self, room: Room, seat: int) -> SeatRecord:
+        if not 0 <= seat < len(room.seats):
+            raise no_such_seat()
+        current = room.seats[seat]
+        if current.name is not None:
+            raise TableError("seat_taken", "That seat is taken.", 409)
+        return current
+
+    async def _write_seat(self, room: Room, seat: SeatRecord) -> None:
+        new = room.version + 1
+        await self.store.update_seat(room.id, room.version, new, seat)
+        room.seats[seat.seat] = seat
+        room.version = new
+        log.info("seat changed", table=room.id, version=new, seat=seat.seat)
+        await self._committed(room)
+
+    async def _start_if_full(self, room: Room) -> None:
+        if room.status == "waiting" and all(seat.name is not None for seat in room.seats):
+            await self._start_game(room)
+
+    async def _start_game(self, room: Room) -> None:
+        seed = secrets.randbits(62)
+        game = Game(room.rules, seed=seed)
+        new = room.version + 1
+        number = room.game_number + 1
+        room.game_id = await self.store.start_game(
+            room.id, room.version, new, number, seed, game.to_state()
+        )
+        room.game, room.game_number, room.version, room.status = game, number, new, "playing"
+        room.seq, room.hands_saved = 0, 0
+        log.info("game started", table=room.id, version=new, game=number)
+        await self._committed(room)
+
+    async def _apply(self, room: Room, seat: int, action: dict[str, Any]) -> None:
+        """Validate with the engine, commit, broadcast. Raises TableError on refusal."""
+        game = room.game
+        if game is None or room.status == "waiting":
+            raise TableError("not_started", "The game has not started yet.")
+        if room.status == "over":
+            raise TableError("game_over", "The game is over.")
+        if seat not in game.turn:
+            raise TableError("not_your_turn", "It is not your turn.")
+        try:
+            game.act(seat, action)
+        except IllegalAction as refusal:
+            raise TableError("illegal", str(refusal)) from None
+        except Exception:
+            # The engine should only raise IllegalAction; rebuild it from the database so a
+            # half-applied action cannot survive, and refuse.
+            ERRORS.labels(where="engine").inc()
+            log.exception("engine failed", table=room.id, version=room.version)
+            await self._reload(room)
+            raise TableError("illegal", "That action is not possible here.") from None
+        await self._record(room, seat, action)
+
+    async def _record(self, room: Room, seat: int, action: dict[str, Any]) -> None:
+        game = room.game
+        assert game is not None and room.game_id is not None
+        results = game.hand_results[room.hands_saved :]
+        over = game.winner is not None or game.phase == "over"
+        write = ActionWrite(
+            table_id=room.id,
+            old_version=room.version,
+            new_version=room.version + 1,
+            status="over" if over else "playing",
+            game_id=room.game_id,
+            seq=room.seq + 1,
+            seat=seat,
+            action=action,
+            # A snapshot after each finished hand; resuming replays the log after it.
+            snapshot=game.to_state() if results or over else None,
+            new_hands=[hand_fields(result) for result in results],
+            first_hand_number=room.hands_saved + 1,
+            winner=game.winner,
+            final_scores=game.scores if over else None,
+        )
+        try:
+            await self.store.record_action(write)
+        except VersionConflict:
+            raise
+        except Exception:
+            # Nothing was stored: put the room back as the database has it.
+            ERRORS.labels(where="store").inc()
+            await self._reload(room)
+            raise
+        room.version, room.seq, room.status = write.new_version, write.seq, write.status
+        room.hands_saved += len(results)
+        ACTIONS.labels(type=str(action.get("type"))).inc()
+        if over:
+            OPEN_TABLES.dec()
+            log.info("game over", table=room.id, version=room.version, winner=game.winner)
+        await self._committed(room)
+
+    # -- presence and bots -------------------------------------------------------
+
+    async def _mark_present(self, room: Room, seat: int) -> None:
+        task = room.grace_tasks.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        current = room.seats[seat]
+        if not current.connected or current.autoplay:
+            present = SeatRecord(
+                seat, current.name, current.token_hash, current.bot, connected=True
+            )
+            await self._write_seat(room, present)
+
+    async def _drop_listener(self, room: Room, listener: Listener) -> None:
+        room.listeners.discard(listener)
+        CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
+        seat = listener.seat
+        if seat is None or any(other.seat == seat for other in room.listeners):
+            return
+        current = room.seats[seat]
+        if current.connected and current.token_hash is not None:
+            away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
+            await self._write_seat(room, away)
+        grace = self.settings.grace_seconds
+        if grace is not None and room.status == "playing" and seat not in room.grace_tasks:
+            room.grace_tasks[seat] = asyncio.create_task(self._grace(room, seat, grace))
+
+    async def _grace(self, room: Room, seat: int, seconds: float) -> None:
+        """After the grace time, a bot plays for a player who has not come back."""
+        await asyncio.sleep(seconds)
+
+        async def hand_over() -> None:
+            room.grace_tasks.pop(seat, None)
+            current = room.seats[seat]
+            if current.connected or current.autoplay or current.token_hash is None:
+                return
+            await self._write_seat(
+                room,
+                SeatRecord(seat, current.name, current.token_hash, current.bot, False, True),
+            )
+
+        with contextlib.suppress(TableError):
+            await self._mutate(room, hand_over)
+
+    def _schedule_bots(self, room: Room) -> None:
+        if self.closing or room.bot_seat() is None:
+            return
+        if room.bot_task is None or room.bot_task.done():
+            room.bot_task = asyncio.create_task(self._drive_bots(room))
+
+    async def _drive_bots(self, room: Room) -> None:
+        """Play every bot turn of a table, one action at a time, until a person must act."""
+        from server.engine.bots import choose_action
+
+        while not self.closing:
+            await asyncio.sleep(self.settings.bot_delay)
+            async with room.lock:
+                turn = room.bot_seat()
+                if turn is None or room.game is None:
+                    room.bot_task = None
+                    return
+                seat, level = turn
+                try:
+                    action = choose_action(
+                        room.rules, room.game.view(seat), level=level, rng=room.rng
+                    )
+                except Exception:
+                    ERRORS.labels(where="bot").inc()
+                    log.exception("bot failed", table=room.id, version=room.version)
+                    action = room.game.legal(seat)[0]
+                try:
+                    await self._bot_act(room, seat, action)
+                except VersionConflict:
+                    await self._reload(room)
+                except TableError:
+                    room.bot_task = None
+                    return
+
+    async def _bot_act(self, room: Room, seat: int, action: dict[str, Any]) -> None:
+        """Apply a bot's choice; a refused choice is a bot bug: play the first legal action."""
+        try:
+            await self._apply(room, seat, action)
+        except TableError as refusal:
+            ERRORS.labels(where="bot").inc()
+            log.error("bot refused", table=room.id, version=room.version, code=refusal.code)
+            assert room.game is not None
+            await self._apply(room, seat, room.game.legal(seat)[0])
+
+
+def error(code: str, message: str, act_id: Any = None) -> dict[str, Any]:
+    return {"type": "error", "id": act_id, "code": code, "message": message}
