@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import socket
 from collections.abc import AsyncIterator
 
+import asyncpg
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 POSTGRES_URL = os.environ.get(
@@ -67,3 +70,20 @@ async def redis_client():
         missing_service(f"Redis not reachable at SPADES_TEST_REDIS_URL: {error!r}")
     yield client
     await client.aclose()
+
+
+@pytest.fixture
+async def fresh_postgres_database():
+    """A database of its own, so the migration test never touches anyone else's tables."""
+    admin_dsn = make_url(POSTGRES_URL).set(drivername="postgresql").render_as_string(False)
+    try:
+        admin = await asyncpg.connect(admin_dsn, timeout=5)
+    except Exception as error:
+        missing_service(f"PostgreSQL not reachable at SPADES_TEST_POSTGRES_URL: {error!r}")
+    name = f"spades_ops_{secrets.token_hex(4)}"
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
