@@ -1,0 +1,150 @@
+// The panel over the hand when the player must decide something other than a card:
+// the blind nil question, the card pass, the 2-player draw, and the bid. Buttons offer
+// exactly the actions in the view's `legal` list.
+
+import { cardFace } from "/static/cards.js";
+import { el } from "/static/dom.js";
+import { blindNilExplanation, nilExplanation, tenForTwoHundredExplanation } from "/static/rules.js";
+import { sideOfSeat } from "/static/seating.js";
+
+function legalOf(view, type) {
+  return (view?.legal || []).filter((action) => action.type === type);
+}
+
+function nameOf(page, seat) {
+  return page.table.seats[seat]?.name || `Seat ${seat + 1}`;
+}
+
+function bidWords(bid) {
+  if (bid === "blind_nil") return "blind nil";
+  if (bid === 0) return "nil";
+  return String(bid);
+}
+
+/** "Cy bid 4 · opponents: 3 + 2": what the table has bid so far, for the hint line. */
+function bidHint(page) {
+  const { view, seat } = page;
+  const sides = page.sides;
+  const mySide = sideOfSeat(sides, seat);
+  const words = [];
+  for (const partner of sides[mySide] || []) {
+    if (partner === seat) continue;
+    const bid = view.bids?.[partner];
+    words.push(bid === null || bid === undefined
+      ? `${nameOf(page, partner)} has not bid yet`
+      : `${nameOf(page, partner)} (partner) bid ${bidWords(bid)}`);
+  }
+  const others = view.bids
+    .map((bid, other) => ({ bid, other }))
+    .filter(({ bid, other }) => bid !== null && bid !== undefined && sideOfSeat(sides, other) !== mySide);
+  if (others.length) {
+    words.push(`opponents: ${others.map(({ bid, other }) => `${nameOf(page, other)} ${bidWords(bid)}`).join(", ")}`);
+  }
+  return words.join(" · ");
+}
+
+function partnerTotal(page) {
+  const { view, seat } = page;
+  const members = page.sides[sideOfSeat(page.sides, seat)] || [];
+  return members
+    .filter((member) => member !== seat)
+    .map((member) => view.bids?.[member])
+    .filter((bid) => typeof bid === "number")
+    .reduce((sum, bid) => sum + bid, 0);
+}
+
+function bidPanel(page, act) {
+  const { view } = page;
+  const rules = page.table.rules || {};
+  const bids = legalOf(view, "bid").map((action) => action.bid).sort((a, b) => a - b);
+  const nilAllowed = rules.nil !== false && bids.includes(0);
+  const numbers = bids.filter((bid) => bid !== 0 || !nilAllowed);
+  const partnerBid = partnerTotal(page);
+  const teamBidding = rules.bidding === "team" && rules.partnerships && partnerBid > 0;
+  const hintLine = bidHint(page);
+  const notes = [];
+  if (page.sides.some((side) => side.length > 1) && !teamBidding && partnerBid > 0) {
+    notes.push(`Your side so far: ${partnerBid} + your bid.`);
+  }
+  if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${Math.max(partnerBid, bids.find((bid) => bid > 0) ?? 0)}).`);
+  const ten = tenForTwoHundredExplanation(rules);
+  if (ten && page.sides.some((side) => side.length > 1)) notes.push(ten);
+  return el("div", { class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },
+    el("h2", {}, "Your bid: how many tricks will you take?"),
+    hintLine ? el("p", { class: "hint" }, hintLine) : null,
+    el("div", { class: "bid-buttons" }, numbers.map((bid) =>
+      el("button", {
+        type: "button", class: "bid", dataset: { bid },
+        onclick: () => act({ type: "bid", bid }),
+      }, String(bid)))),
+    nilAllowed ? el("div", { class: "nil-choice" },
+      el("button", {
+        type: "button", class: "bid nil", dataset: { bid: 0 },
+        onclick: () => act({ type: "bid", bid: 0 }),
+      }, "Bid nil"),
+      el("p", { class: "explain" }, nilExplanation(rules))) : null,
+    notes.map((note) => el("p", { class: "explain" }, note)));
+}
+
+function blindNilPanel(page, act) {
+  const rules = page.table.rules || {};
+  return el("div", { class: "panel-inner blind-nil", role: "group", "aria-label": "Blind nil" },
+    el("h2", {}, "Bid blind nil before you look?"),
+    el("p", { class: "explain" }, blindNilExplanation(rules)),
+    el("div", { class: "bid-buttons" },
+      el("button", {
+        type: "button", class: "blind-yes",
+        onclick: () => act({ type: "blind_nil", declare: true }),
+      }, "Bid blind nil"),
+      el("button", {
+        type: "button", class: "blind-no primary",
+        onclick: () => act({ type: "blind_nil", declare: false }),
+      }, "Show my cards")));
+}
+
+function drawPanel(page, act) {
+  const card = page.view.draw_card;
+  return el("div", { class: "panel-inner draw", role: "group", "aria-label": "Draw" },
+    el("h2", {}, "Keep this card?"),
+    card ? cardFace(card) : null,
+    el("p", { class: "explain" },
+      "Keep it and the next card is thrown away unseen, or throw it away and take the next card, whatever it is."),
+    el("div", { class: "bid-buttons" },
+      el("button", { type: "button", class: "draw-keep primary", onclick: () => act({ type: "draw", keep: true }) }, "Keep it"),
+      el("button", { type: "button", class: "draw-discard", onclick: () => act({ type: "draw", keep: false }) }, "Discard, take the next")));
+}
+
+function sameSet(a, b) {
+  return a.length === b.length && [...a].sort().join() === [...b].sort().join();
+}
+
+/** The pass: the player picks cards in the hand below; the button sends a legal set. */
+function passPanel(page, act) {
+  const passes = legalOf(page.view, "pass");
+  const count = passes[0]?.cards.length ?? 0;
+  const chosen = [...page.passChoice];
+  const legal = passes.find((action) => sameSet(action.cards, chosen));
+  return el("div", { class: "panel-inner pass", role: "group", "aria-label": "Pass cards" },
+    el("h2", {}, `Pick ${count} card${count === 1 ? "" : "s"} to give your partner`),
+    el("p", { class: "explain" }, `Click cards in your hand to choose them (${chosen.length} of ${count} chosen). Your partner passes to you at the same time.`),
+    el("button", {
+      type: "button", class: "pass-send primary", disabled: !legal,
+      onclick: () => legal && act({ type: "pass", cards: legal.cards }),
+    }, "Pass these cards"));
+}
+
+/** The decision panel for the viewer now, or null when there is none. */
+export function decisionPanel(page, act) {
+  const view = page.view;
+  if (!view || page.seat === null || !(view.legal || []).length) return null;
+  const type = view.legal[0].type;
+  if (type === "bid") return bidPanel(page, act);
+  if (type === "blind_nil") return blindNilPanel(page, act);
+  if (type === "draw") return drawPanel(page, act);
+  if (type === "pass") return passPanel(page, act);
+  return null;
+}
+
+export function passCardsCount(view) {
+  return legalOf(view, "pass")[0]?.cards.length ?? 0;
+}

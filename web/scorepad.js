@@ -1,0 +1,165 @@
+// The score pad (each side's score and bags, this hand's contract and tricks, the
+// hand-by-hand history, the target score) and the end-of-hand / end-of-game summaries
+// with penalties in plain words.
+
+import { el, fill, remembered } from "/static/dom.js";
+import { bagPenaltyWords } from "/static/rules.js";
+import { sideName } from "/static/seating.js";
+
+const OPEN_KEY = "spades.scorepadOpen";
+
+function signed(points) {
+  return points > 0 ? `+${points}` : String(points);
+}
+
+function seatNames(page) {
+  return page.table.seats.map((seat) => seat.name);
+}
+
+function bidWords(bid) {
+  if (bid === null || bid === undefined) return "–";
+  if (bid === "blind_nil") return "blind nil";
+  if (bid === 0) return "nil";
+  return String(bid);
+}
+
+/** A side's contract: the view's `contracts` when given, else the sum of its numeric bids. */
+function contractOf(page, index) {
+  const given = page.view?.contracts?.[index];
+  if (given !== undefined && given !== null) return typeof given === "object" ? given.contract ?? null : given;
+  const bids = page.sides[index].map((seat) => page.view?.bids?.[seat]);
+  if (bids.some((bid) => bid === null || bid === undefined)) return null;
+  return bids.filter((bid) => typeof bid === "number").reduce((sum, bid) => sum + bid, 0);
+}
+
+function currentRows(page) {
+  const names = seatNames(page);
+  const scores = page.view?.scores?.length ? page.view.scores : page.table.scores || [];
+  return page.sides.map((members, index) => {
+    const standing = scores[index] || { score: 0, bags: 0 };
+    const taken = members.reduce((sum, seat) => sum + (page.view?.tricks_won?.[seat] ?? 0), 0);
+    const contract = page.view ? contractOf(page, index) : null;
+    return el("tr", { dataset: { side: index } },
+      el("th", { scope: "row" }, sideName(page.sides, index, names)),
+      el("td", { class: "score" }, String(standing.score)),
+      el("td", {}, String(standing.bags)),
+      el("td", {}, contract === null ? "–" : String(contract)),
+      el("td", {}, page.view ? String(taken) : "–"));
+  });
+}
+
+function historyRows(page, history) {
+  return history.map((hand) =>
+    el("tr", {},
+      el("th", { scope: "row" }, String(hand.hand)),
+      hand.sides.map((side, index) =>
+        el("td", { title: `bids ${page.sides[index].map((seat) => bidWords(hand.bids?.[seat])).join(" + ")}` },
+          el("span", { class: "points" }, signed(side.points)),
+          el("span", { class: "standing" }, ` ${side.score}`),
+          el("span", { class: "bags muted" }, `${side.bags} bag${side.bags === 1 ? "" : "s"}`)))));
+}
+
+/** Draw the pad. `history`: finished hands from GET /api/tables/{id}/history. */
+export function renderScorepad(container, page, history) {
+  const target = page.table.rules?.target_score ?? 500;
+  const open = remembered.get(OPEN_KEY, !window.matchMedia("(max-width: 900px)").matches);
+  const names = seatNames(page);
+  const toggle = el("button", {
+    type: "button", class: "panel-toggle", "aria-expanded": String(open), "aria-controls": "scorepad-body",
+    onclick: () => {
+      remembered.set(OPEN_KEY, !open);
+      renderScorepad(container, page, history);
+    },
+  }, "Score pad", el("span", { class: "target" }, `Game to ${target}`));
+  const compact = el("p", { class: "compact-scores" },
+    page.sides.map((_, index) => {
+      const standing = (page.view?.scores || page.table.scores || [])[index] || { score: 0, bags: 0 };
+      return el("span", {}, `${sideName(page.sides, index, names)}: ${standing.score}`);
+    }));
+  const body = el("div", { id: "scorepad-body", hidden: !open },
+    el("table", { class: "scores" },
+      el("caption", { class: "visually-hidden" }, "Scores"),
+      el("thead", {}, el("tr", {},
+        el("th", { scope: "col" }, "Side"), el("th", { scope: "col" }, "Score"),
+        el("th", { scope: "col" }, "Bags"), el("th", { scope: "col" }, "Bid"),
+        el("th", { scope: "col" }, "Won"))),
+      el("tbody", {}, currentRows(page))),
+    history.length ? el("details", { class: "history", open: history.length <= 6 },
+      el("summary", {}, `Hand by hand (${history.length})`),
+      el("table", {},
+        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
+          page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))))),
+        el("tbody", {}, historyRows(page, history)))) : null,
+    el("p", { class: "muted small" }, bagPenaltyWords(page.table.rules)));
+  fill(container, toggle, compact, body);
+  container.classList.toggle("collapsed", !open);
+}
+
+function nilLines(page, result) {
+  const names = seatNames(page);
+  return result.sides.flatMap((side) => (side.nil || []).map((nil) => {
+    const who = names[nil.seat] || `Seat ${nil.seat + 1}`;
+    return `${who}'s ${nil.blind ? "blind nil" : "nil"} ${nil.made ? "made" : "failed"}: ${signed(nil.points)}`;
+  }));
+}
+
+/** Penalties and bonuses of one side in plain words ("10 bags: -100"). */
+function sideExtras(rules, side) {
+  const words = [];
+  if (side.bag_penalty) {
+    const limit = rules.bag_limit ?? 10;
+    const times = Math.max(1, Math.round(side.bag_penalty / (rules.bag_penalty || side.bag_penalty)));
+    words.push(`${limit * times} bags: -${side.bag_penalty}`);
+  }
+  if (side.all_tricks && rules.all_tricks === "bonus") words.push(`All tricks: +${rules.all_tricks_bonus ?? 200}`);
+  if (side.all_tricks && rules.all_tricks === "win") words.push("Took every trick: wins the game");
+  if (rules.ten_for_two_hundred && side.contract >= 10) {
+    words.push(side.taken >= side.contract ? `10 for 200: ${side.contract} × 20` : `10 for 200 set: -${rules.ten_for_two_hundred_set ?? 200}`);
+  }
+  return words;
+}
+
+/**
+ * The end-of-hand summary from the view's `last_hand` (or a history entry): bids,
+ * tricks, points and bags per side, penalties in words.
+ */
+export function handSummary(page, result) {
+  const names = seatNames(page);
+  const rules = page.table.rules || {};
+  const number = result.hand_number ?? result.hand;
+  const nils = nilLines(page, result);
+  return el("div", { class: "summary hand-summary", role: "group", "aria-label": `Hand ${number} summary` },
+    el("h2", {}, `Hand ${number} scored`),
+    el("ul", { class: "summary-sides" }, result.sides.map((side, index) => {
+      const members = side.seats || page.sides[index] || [];
+      const bids = members.map((seat) => bidWords(result.bids?.[seat])).join(" + ");
+      const took = side.taken ?? members.reduce((sum, seat) => sum + (result.tricks?.[seat] ?? 0), 0);
+      const contract = side.contract === undefined ? "" : ` (contract ${side.contract})`;
+      return el("li", { dataset: { side: index } },
+        el("strong", {}, sideName(page.sides, index, names)),
+        el("span", {}, `bid ${bids}${contract}, took ${took}: `, el("b", { class: "points" }, signed(side.points))),
+        sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
+        el("span", { class: "muted" }, `score ${side.score}, ${side.bags} bag${side.bags === 1 ? "" : "s"}`));
+    })),
+    nils.length ? el("ul", { class: "summary-nils" }, nils.map((line) => el("li", {}, line))) : null);
+}
+
+/** Game over: the winner, the final scores, and (for seated players) the rematch button. */
+export function gameOverPanel(page, onRematch) {
+  const names = seatNames(page);
+  const winner = page.view?.winner ?? page.table.winner;
+  const scores = page.view?.scores || page.table.scores || [];
+  const winnerName = winner === null || winner === undefined ? "Nobody" : sideName(page.sides, winner, names);
+  const youWon = page.seat !== null && page.sides[winner]?.includes(page.seat);
+  const last = page.view?.last_hand;
+  return el("div", { class: "summary game-over", role: "group", "aria-label": "Game over" },
+    el("h2", {}, youWon ? `You win! ${winnerName}` : `${winnerName} win${page.sides[winner]?.length > 1 ? "" : "s"} the game`),
+    el("ul", { class: "summary-sides" }, scores.map((standing, index) =>
+      el("li", { class: index === winner ? "winner" : "" },
+        el("strong", {}, sideName(page.sides, index, names)),
+        el("span", {}, `${standing.score} points, ${standing.bags} bags`)))),
+    last ? el("details", {}, el("summary", {}, "Last hand"), handSummary(page, last)) : null,
+    page.seat !== null
+      ? el("button", { type: "button", class: "primary rematch", onclick: onRematch }, "Rematch")
+      : el("p", { class: "muted" }, "The players may start a rematch."));
+}

@@ -1,0 +1,38 @@
+// Where each seat sits on screen, seen from the viewer's seat (bottom). Play goes
+// clockwise, so the next seat is on the viewer's left. Spectators look from seat 0.
+
+const LAYOUTS = {
+  2: ["bottom", "top"],
+  3: ["bottom", "left", "right"],
+  4: ["bottom", "left", "top", "right"],
+  6: ["bottom", "left", "top-left", "top", "top-right", "right"],
+};
+
+/** Screen position ("bottom", "left", ...) of `seat` at a table of `players`. */
+export function seatPosition(seat, players, viewerSeat) {
+  const layout = LAYOUTS[players] || LAYOUTS[4];
+  const from = viewerSeat ?? 0;
+  return layout[(seat - from + players) % players] || "top";
+}
+
+/** The sides of the table: seats in each side, from the view's `sides` or RULES.md §1. */
+export function sidesOf(view, rules) {
+  if (view && Array.isArray(view.sides)) {
+    return view.sides.map((side) => (Array.isArray(side) ? side : side.seats || []));
+  }
+  const players = rules?.players ?? 4;
+  if (rules?.partnerships && players % 2 === 0) {
+    const half = players / 2;
+    return Array.from({ length: half }, (_, seat) => [seat, seat + half]);
+  }
+  return Array.from({ length: players }, (_, seat) => [seat]);
+}
+
+export function sideOfSeat(sides, seat) {
+  return sides.findIndex((members) => members.includes(seat));
+}
+
+/** "Ann & Cy", or "Seat 1" for an empty chair, for score pad and summaries. */
+export function sideName(sides, index, seatNames) {
+  return (sides[index] || []).map((seat) => seatNames[seat] || `Seat ${seat + 1}`).join(" & ");
+}

@@ -1,0 +1,399 @@
+// The table page: seats, trick, hand, decisions, score pad and chat, redrawn from each
+// `state` message. The only game logic here is display: the server's `legal` list says
+// what the player may do.
+
+import { decisionPanel, passCardsCount } from "/static/bidding.js";
+import { cardBack, cardFace, sortHand } from "/static/cards.js";
+import { ChatPanel } from "/static/chat.js";
+import { TableConnection } from "/static/connection.js";
+import { api, el, fill, remembered } from "/static/dom.js";
+import { rulesSummary } from "/static/rules.js";
+import { gameOverPanel, handSummary, renderScorepad } from "/static/scorepad.js";
+import { renderSeats } from "/static/seats.js";
+import { sidesOf } from "/static/seating.js";
+import { renderLastTrick, TrickDisplay } from "/static/trick.js";
+
+const tableId = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop());
+const SEAT_KEY = `spades.seat.${tableId}`;
+const NAME_KEY = "spades.name";
+const SPADES_FIRST_KEY = "spades.spadesFirst";
+const BOT_LEVEL = "basic";
+
+const $ = (id) => document.getElementById(id);
+
+const page = {
+  tableId,
+  table: null,
+  view: null,
+  seat: null,
+  sides: [],
+  history: [],
+  handsSeen: null,
+  summary: null,
+  summaryClosed: false,
+  passChoice: new Set(),
+  acting: false,
+  connected: false,
+};
+
+const trick = new TrickDisplay($("trick"));
+const connection = new TableConnection(tableId, {
+  token: () => remembered.get(SEAT_KEY)?.token ?? null,
+  onState: receiveState,
+  onChat: (message) => chat.add(message),
+  onError: receiveError,
+  onStatus: showConnection,
+  onGone: () => showBanner("This table does not exist (any more).", "gone"),
+});
+const chat = new ChatPanel((text) => connection.chat(text));
+
+function nameOf(seat) {
+  return page.table?.seats[seat]?.name || `Seat ${seat + 1}`;
+}
+
+function showBanner(text, kind = "down") {
+  const banner = $("connection-banner");
+  banner.textContent = text;
+  banner.className = `banner ${kind}`;
+  banner.hidden = !text;
+}
+
+function showConnection(status, detail = {}) {
+  page.connected = status === "open";
+  if (page.connected) showBanner("");
+  else showBanner(detail.restarting ? "Server restarting — reconnecting…" : "Reconnecting…");
+}
+
+let toastTimer = null;
+function toast(text) {
+  const node = $("toast");
+  node.textContent = text;
+  node.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.hidden = true; }, 4000);
+}
+
+function receiveError(message) {
+  page.acting = false;
+  if (message.code === "bad_token") remembered.set(SEAT_KEY, null);
+  toast(message.message || message.code);
+  render();
+}
+
+function receiveState(message, { answersHello }) {
+  if (answersHello && message.seat === null && remembered.get(SEAT_KEY)) {
+    remembered.set(SEAT_KEY, null);
+  }
+  if (answersHello && Array.isArray(message.chat)) chat.replace(message.chat);
+  const handBefore = page.view?.hand_number;
+  const firstState = page.table === null;
+  const lastHand = message.state?.last_hand ?? null;
+  if (lastHand && lastHand.hand_number !== page.summary?.hand_number) {
+    page.summary = lastHand;
+    page.summaryClosed = firstState;
+  }
+  if (!lastHand) page.summary = null;
+  page.table = message.table;
+  page.view = message.state;
+  page.seat = message.seat ?? null;
+  page.sides = sidesOf(page.view, page.table.rules);
+  page.acting = false;
+  if (page.view?.hand_number !== handBefore || page.view?.phase !== "pass") page.passChoice.clear();
+  followHistory();
+  render();
+}
+
+/** Fetch the hand-by-hand history for the score pad whenever a hand finishes. */
+async function followHistory() {
+  const key = `${page.table.game_number}:${page.table.hands_played ?? 0}`;
+  if (key === page.handsSeen) return;
+  page.handsSeen = key;
+  if (!page.table.hands_played) {
+    page.history = [];
+    return;
+  }
+  try {
+    const answer = await api(`/api/tables/${tableId}/history`);
+    page.history = answer.hands || [];
+    render();
+  } catch {
+    /* the pad keeps its last history; the next hand fetches again */
+  }
+}
+
+function act(action) {
+  if (page.acting) return;
+  if (connection.act(action) === null) {
+    toast("Not connected — your move was not sent. Reconnecting…");
+    return;
+  }
+  page.acting = true;
+  render();
+}
+
+async function sit(seat) {
+  const input = $("player-name");
+  const name = (input?.value || "").trim();
+  if (!name) {
+    toast("Type your name first.");
+    input?.focus();
+    return;
+  }
+  remembered.set(NAME_KEY, name);
+  try {
+    const answer = await api(`/api/tables/${tableId}/seats/${seat}`, { method: "POST", body: { name } });
+    remembered.set(SEAT_KEY, { seat: answer.seat, token: answer.token });
+    connection.hello();
+  } catch (failure) {
+    toast(failure.message);
+  }
+}
+
+async function addBot(seat) {
+  try {
+    await api(`/api/tables/${tableId}/seats/${seat}/bot`, { method: "POST", body: { level: BOT_LEVEL } });
+  } catch (failure) {
+    toast(failure.message);
+  }
+}
+
+async function leaveSeat() {
+  const held = remembered.get(SEAT_KEY);
+  if (!held) return;
+  try {
+    await api(`/api/tables/${tableId}/seats/${held.seat}`, { method: "DELETE", token: held.token });
+    remembered.set(SEAT_KEY, null);
+    connection.hello();
+  } catch (failure) {
+    toast(failure.message);
+  }
+}
+
+async function rematch() {
+  const held = remembered.get(SEAT_KEY);
+  try {
+    await api(`/api/tables/${tableId}/rematch`, { method: "POST", token: held?.token });
+  } catch (failure) {
+    toast(failure.message);
+  }
+}
+
+function renderHeader() {
+  const { table } = page;
+  document.title = `${table.name} — Spades`;
+  $("table-name").textContent = table.name;
+  $("rules-summary").textContent = rulesSummary(table.rules);
+}
+
+function turnWords() {
+  const { view, table } = page;
+  if (!view) {
+    const seated = table.seats.filter((seat) => seat.name !== null).length;
+    return `Waiting for players: ${seated} of ${table.seats.length} seats taken.`;
+  }
+  if (view.phase === "over") return "Game over.";
+  const turn = view.turn || [];
+  const mine = turn.includes(page.seat);
+  const others = turn.filter((seat) => seat !== page.seat).map(nameOf).join(" and ");
+  const doing = {
+    blind: ["Your turn: blind nil or not?", "deciding on blind nil"],
+    pass: ["Your turn: choose the cards to pass", "choosing cards to pass"],
+    draw: ["Your turn: keep or discard the card", "drawing"],
+    bid: ["Your turn to bid", "bidding"],
+    play: ["Your turn: play a card", "to play"],
+  }[view.phase] || ["Your turn", "to act"];
+  if (mine) return doing[0];
+  return others ? `${others} ${view.phase === "play" ? "" : "is "}${doing[1]}`.replace("  ", " ") : "";
+}
+
+function seatPicker() {
+  const nameInput = el("input", {
+    id: "player-name", maxlength: 32, autocomplete: "nickname",
+    value: remembered.get(NAME_KEY, "") || "", placeholder: "Your name",
+  });
+  nameInput.addEventListener("change", () => remembered.set(NAME_KEY, nameInput.value.trim()));
+  return el("div", { class: "panel-inner seat-picker" },
+    el("label", { for: "player-name" }, "Your name"),
+    nameInput,
+    el("p", { class: "explain" }, "Then press “Sit here” on an empty seat, or just watch. Empty seats can take a bot."));
+}
+
+function waitingPanel() {
+  const missing = page.table.seats.filter((seat) => seat.name === null).length;
+  return el("div", { class: "panel-inner waiting" },
+    el("p", {}, `You are in seat ${page.seat + 1}. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
+    el("button", { type: "button", class: "leave", onclick: leaveSeat }, "Leave seat"));
+}
+
+function closeSummary() {
+  page.summaryClosed = true;
+  render();
+}
+
+/** The end-of-hand summary stays through the next bidding, until closed or play resumes. */
+function summaryToShow() {
+  const { view } = page;
+  if (!page.summary || page.summaryClosed || !view) return null;
+  const started = view.phase === "play" && ((view.trick || []).length > 0 || (view.tricks_won || []).some((won) => won > 0));
+  if (started) return null;
+  const node = handSummary(page, page.summary);
+  node.append(el("button", { type: "button", class: "close", onclick: closeSummary }, "Close"));
+  return node;
+}
+
+function renderCentre() {
+  const over = page.view?.phase === "over" || page.table.status === "over";
+  const centre = over ? gameOverPanel(page, rematch) : summaryToShow();
+  let holder = $("centre-panel");
+  if (!centre) {
+    holder?.remove();
+    return;
+  }
+  if (!holder) {
+    holder = el("div", { id: "centre-panel", class: "centre-panel" });
+    $("felt").append(holder);
+  }
+  fill(holder, centre);
+}
+
+function renderActionPanel() {
+  const panel = $("action-panel");
+  let content = null;
+  if (page.seat === null && page.table.status === "waiting") content = seatPicker();
+  else if (page.seat !== null && page.table.status === "waiting") content = waitingPanel();
+  else if (!page.acting) content = decisionPanel(page, act);
+  if (page.seat === null && page.table.status !== "waiting") {
+    content = el("p", { class: "watching muted" }, "You are watching this game.");
+  }
+  const keepName = $("player-name");
+  if (content?.classList.contains("seat-picker") && keepName) return;
+  fill(panel, content);
+  panel.hidden = !content;
+}
+
+function handCard(code, playable, passing, myTurnToPlay) {
+  const chosen = page.passChoice.has(code);
+  const card = cardFace(code, "button");
+  card.type = "button";
+  if (passing) {
+    card.classList.add("selectable");
+    card.classList.toggle("chosen", chosen);
+    card.setAttribute("aria-pressed", String(chosen));
+    card.addEventListener("click", () => {
+      if (chosen) page.passChoice.delete(code);
+      else if (page.passChoice.size < passCardsCount(page.view)) page.passChoice.add(code);
+      render();
+    });
+  } else if (playable && !page.acting) {
+    card.classList.add("playable");
+    card.addEventListener("click", () => act({ type: "play", card: code }));
+  } else {
+    card.disabled = true;
+    if (myTurnToPlay) card.classList.add("dimmed");
+  }
+  return card;
+}
+
+function renderHand() {
+  const container = $("hand");
+  const { view, seat } = page;
+  const area = container.closest(".hand-area");
+  area.hidden = seat === null;
+  if (seat === null) {
+    fill(container);
+    return;
+  }
+  const focused = document.activeElement?.dataset?.card;
+  if (!view) {
+    fill(container);
+    $("hand-label").textContent = "";
+    return;
+  }
+  if (view.hand === null || view.hand === undefined) {
+    const count = view.hand_sizes?.[seat] ?? 0;
+    fill(container, Array.from({ length: count }, () => cardBack("Your card, still face down")));
+    $("hand-label").textContent = count ? "Your cards are face down until you decide." : "";
+    return;
+  }
+  const playable = new Set((view.legal || []).filter((action) => action.type === "play").map((action) => action.card));
+  const passing = (view.legal || []).some((action) => action.type === "pass") && !page.acting;
+  const order = sortHand(view.hand, {
+    spadesFirst: remembered.get(SPADES_FIRST_KEY, false),
+    deck: page.table.rules?.deck,
+  });
+  const myTurnToPlay = playable.size > 0;
+  fill(container, order.map((code) => handCard(code, playable.has(code), passing, myTurnToPlay)));
+  container.style.setProperty("--cards", String(order.length));
+  $("hand-label").textContent = `Your hand (${order.length} cards)`;
+  if (focused) container.querySelector(`[data-card="${focused}"]:not([disabled])`)?.focus();
+}
+
+function renderLastTrickButton() {
+  const button = $("last-trick-button");
+  const has = Boolean(page.view?.last_trick && (page.view.last_trick.cards || page.view.last_trick).length);
+  button.hidden = !has;
+  if (!$("last-trick").hidden) renderLastTrick($("last-trick"), page);
+}
+
+function render() {
+  if (!page.table) return;
+  document.body.dataset.phase = page.view?.phase || page.table.status;
+  document.body.dataset.role = page.seat === null ? "spectator" : "player";
+  renderHeader();
+  renderSeats($("seats"), page, { sit, addBot });
+  trick.update(page);
+  $("turn-label").textContent = turnWords();
+  renderActionPanel();
+  renderCentre();
+  renderHand();
+  renderScorepad($("scorepad"), page, page.history);
+  renderLastTrickButton();
+}
+
+function setUpInvite() {
+  const link = `${window.location.origin}/t/${encodeURIComponent(tableId)}`;
+  const input = $("invite-link");
+  input.value = link;
+  const button = $("copy-link");
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+    } catch {
+      input.select();
+      document.execCommand("copy");
+    }
+    button.textContent = "Copied!";
+    setTimeout(() => { button.textContent = "Copy link"; }, 2000);
+  });
+  if (new URLSearchParams(window.location.search).has("created")) {
+    document.querySelector(".invite").classList.add("fresh");
+    toast("Table created. Copy the invite link and send it to your friends.");
+    window.history.replaceState(null, "", `/t/${encodeURIComponent(tableId)}`);
+    button.focus();
+  }
+}
+
+function setUpControls() {
+  const spadesFirst = $("spades-first");
+  spadesFirst.checked = remembered.get(SPADES_FIRST_KEY, false);
+  spadesFirst.addEventListener("change", () => {
+    remembered.set(SPADES_FIRST_KEY, spadesFirst.checked);
+    renderHand();
+  });
+  $("last-trick-button").addEventListener("click", () => {
+    const panel = $("last-trick");
+    panel.hidden = !panel.hidden;
+    if (!panel.hidden) {
+      renderLastTrick(panel, page);
+      panel.querySelector("button")?.focus();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") $("last-trick").hidden = true;
+  });
+}
+
+setUpInvite();
+setUpControls();
+showBanner("Connecting…", "connecting");
+connection.connect();
