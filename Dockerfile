@@ -41,5 +41,6 @@ VOLUME ["/app/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
-# uvicorn receives SIGTERM directly (exec form, PID 1): it closes sockets with 1012 and exits.
-CMD ["uvicorn", "server.app:app", "--ws", "websockets-sansio", "--host", "0.0.0.0", "--port", "8000"]
+# `spades serve` is uvicorn (websockets-sansio) with JSON logs from the first line. Exec form,
+# so it is PID 1 and gets `docker stop`'s SIGTERM itself: sockets close with 1012, exit 0.
+CMD ["python", "-m", "server.cli", "serve", "--host", "0.0.0.0", "--port", "8000"]

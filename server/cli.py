@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -68,8 +69,17 @@ def serve(args: argparse.Namespace) -> int:
     # log_config=None: configure_logging already routes uvicorn's lines through our renderer.
     config = uvicorn.Config(APP, host=host, port=port, ws=WS_PROTOCOL, log_config=None)
     server = _AnnouncingServer(config)
+    # After a graceful stop uvicorn re-raises the SIGTERM/SIGINT it handled, so the process
+    # would die by that signal (exit 143) although everything closed cleanly. A stop that
+    # was asked for and completed is a success: these handlers receive that re-raise.
+    for stop_signal in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop_signal, _stop_already_done)
     server.run()
     return 0 if server.started else 1
+
+
+def _stop_already_done(_signal: int, _frame: object) -> None:
+    """Receives uvicorn's re-raised stop signal once its shutdown has completed."""
 
 
 def _redacted(url: str) -> str:

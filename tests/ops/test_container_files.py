@@ -16,7 +16,7 @@ import pytest
 import yaml
 from pydantic import AliasChoices
 
-from server.cli import build_parser
+from server.cli import WS_PROTOCOL, build_parser
 from server.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,8 +85,11 @@ def test_dockerfile_is_multi_stage_and_runs_the_app_as_non_root():
     [healthcheck] = [arguments for name, arguments in instructions if name == "HEALTHCHECK"]
     assert "/healthz" in healthcheck
     [cmd] = [arguments for name, arguments in instructions if name == "CMD"]
-    command = " ".join(yaml.safe_load(cmd))  # exec form is a JSON (so YAML) list
-    assert "uvicorn server.app:app --ws websockets-sansio --host 0.0.0.0" in command
+    command = yaml.safe_load(cmd)  # exec form is a JSON (so YAML) list
+    assert command[:3] == ["python", "-m", "server.cli"]
+    args = build_parser().parse_args(command[3:])
+    assert (args.command, args.host, args.port, args.reload) == ("serve", "0.0.0.0", 8000, False)
+    assert WS_PROTOCOL == "websockets-sansio"
 
 
 def test_dockerfile_copies_sources_that_exist_and_are_not_dockerignored():
