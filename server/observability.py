@@ -129,9 +129,13 @@ class _StderrHandler(logging.StreamHandler):
         pass
 
 
-def _drop_color_message(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    """uvicorn passes an ANSI-coloured copy of its message as an extra; JSON needs neither."""
+def _drop_formatting_leftovers(
+    _logger: Any, _method: str, event_dict: dict[str, Any]
+) -> dict[str, Any]:
+    """Drop record attributes that only repeat `event`: uvicorn's ANSI-coloured copy of its
+    message, and `message`, which another handler's formatter may have set first."""
     event_dict.pop("color_message", None)
+    event_dict.pop("message", None)
     return event_dict
 
 
@@ -161,7 +165,7 @@ def configure_logging(settings: Settings) -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     formatter = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder(), _drop_color_message],
+        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder(), _drop_formatting_leftovers],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             *_render_exception_then_scrub(),

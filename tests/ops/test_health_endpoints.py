@@ -13,6 +13,8 @@ from prometheus_client import REGISTRY
 from server.api.ops import router
 from server.observability import ACTION_LATENCY, ACTIONS, REFUSED_ACTIONS
 
+from .conftest import REDIS_URL
+
 METRIC_NAMES = (
     "spades_open_tables",
     "spades_connected_sockets",
@@ -21,6 +23,7 @@ METRIC_NAMES = (
     "spades_action_latency_seconds",
     "spades_errors_total",
 )
+PATHS = ("/healthz", "/readyz", "/metrics")
 
 
 def ops_app(db_engine: Any, redis: Any) -> FastAPI:
@@ -110,3 +113,41 @@ async def test_metrics_exposes_every_game_metric_in_prometheus_text(sqlite_clien
     assert 'spades_refused_actions_total{code="not_your_turn"}' in body
     assert 'spades_action_latency_seconds_bucket{le="0.005"}' in body
     assert 'spades_connected_sockets{role="spectator"}' in body
+
+
+@pytest.fixture
+async def real_app_with(tmp_path):
+    """The table server's own app (create_app), its engine and Redis client closed after."""
+    from server.app import create_app
+    from server.settings import Settings
+
+    apps: list[FastAPI] = []
+
+    def build(redis_url: str | None) -> FastAPI:
+        database_url = f"sqlite+aiosqlite:///{tmp_path / 'app.db'}"
+        apps.append(create_app(Settings(database_url=database_url, redis_url=redis_url)))
+        return apps[-1]
+
+    yield build
+    for app in apps:
+        if app.state.redis is not None:
+            await app.state.redis.aclose()
+        await app.state.db_engine.dispose()
+
+
+async def test_the_real_app_serves_health_readiness_and_metrics(real_app_with, redis_client):
+    async for client in client_for(real_app_with(REDIS_URL)):
+        health, ready, metrics = [await client.get(path) for path in PATHS]
+    assert health.json() == {"status": "ok"}
+    assert ready.status_code == 200, ready.text
+    assert ready.json()["checks"] == {"database": "ok", "redis": "ok"}
+    assert all(f"# TYPE {name} " in metrics.text for name in METRIC_NAMES)
+
+
+async def test_the_real_app_is_not_ready_when_its_redis_is_unreachable(real_app_with, free_port):
+    async for client in client_for(real_app_with(f"redis://127.0.0.1:{free_port}/0")):
+        health = await client.get("/healthz")
+        ready = await client.get("/readyz")
+    assert health.status_code == 200, "alive even when a dependency is down"
+    assert ready.status_code == 503
+    assert ready.json()["down"] == ["redis"]
