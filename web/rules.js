@@ -95,11 +95,11 @@ export const HOUSE_RULES = [
     show: (rules) => rules.nil !== false && rules.partnerships,
   },
   {
-    field: "target_score", kind: "number", label: "Play to", min: 1, max: 5000, step: 50,
+    field: "target_score", kind: "number", label: "Play to", min: 1, max: 5000,
     help: "The game ends when a side reaches this score.",
   },
   {
-    field: "lose_score", kind: "number", label: "Lose at", min: -5000, max: 0, step: 50,
+    field: "lose_score", kind: "number", label: "Lose at", min: -5000, max: 0,
     optional: true,
     help: "A side falling to this score ends the game (blank: never).",
   },

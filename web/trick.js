@@ -58,6 +58,7 @@ export class TrickDisplay {
 
   linger(last) {
     clearTimeout(this.lingering?.timer);
+    this.container.className = "trick";
     const page = this.page;
     const players = page.table.rules?.players ?? page.table.seats.length;
     const winnerName = last.winner === null ? null
@@ -69,13 +70,13 @@ export class TrickDisplay {
     const towards = last.winner === null ? "bottom" : seatPosition(last.winner, players, page.seat);
     const timer = setTimeout(() => {
       this.container.classList.add(`to-${towards}`);
-      this.lingering.timer = setTimeout(() => this.endLinger(towards), SLIDE_MS);
+      this.lingering.timer = setTimeout(() => this.endLinger(), SLIDE_MS);
     }, LINGER_MS);
     this.lingering = { timer };
   }
 
-  endLinger(towards) {
-    this.container.classList.remove("done", `to-${towards}`);
+  endLinger() {
+    this.container.className = "trick";
     this.lingering = null;
     this.shown = [];
     this.drawCurrent();

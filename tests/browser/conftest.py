@@ -1,0 +1,107 @@
+"""Browser fixtures: a real table server in a subprocess and Debian's Chromium.
+
+Playwright's own browser download does not work here, so the tests drive
+/usr/bin/chromium. Without it they skip, saying so, except under `CI=true`, where a
+missing browser is a failure. Screenshots go to test-artifacts/screenshots/ (gitignored);
+the path is printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.live_server import LiveServer
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+DOC_SCREENSHOTS = ROOT / "docs" / "screenshots"
+LAPTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 360, "height": 760}
+
+_saved: list[Path] = []
+
+
+def missing(reason: str) -> None:
+    """Skip locally; under CI a missing browser or server is a failure."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: a missing service is a failure)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One uvicorn process on a fresh SQLite file, bots acting without delay."""
+    database = tmp_path_factory.mktemp("browser-db") / "t.db"
+    with LiveServer(f"sqlite+aiosqlite:///{database}") as live:
+        yield live
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        missing(f"{CHROMIUM} is missing (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser, server: LiveServer) -> Iterator[Callable[..., object]]:
+    """open_page(path, viewport=LAPTOP): a page in its own context (own localStorage).
+
+    Page errors (uncaught exceptions in the client) fail the test at the end.
+    """
+    contexts = []
+    errors: list[str] = []
+
+    def opener(path: str = "/", viewport: dict[str, int] | None = None, init_script: str = ""):
+        context = browser.new_context(viewport=viewport or LAPTOP, base_url=server.url)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{path}: {error}"))
+        if init_script:
+            page.add_init_script(init_script)
+        page.goto(path)
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def screenshot(page, name: str) -> Path:
+    """Save test-artifacts/screenshots/<name>.png; with SPADES_DOC_SCREENSHOTS=1 also
+    refresh docs/screenshots/<name>.png (the README's pictures)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    _saved.append(path)
+    if os.environ.get("SPADES_DOC_SCREENSHOTS") == "1" and "-" not in name:
+        DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOC_SCREENSHOTS / path.name)
+    return path
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _saved:
+        terminalreporter.write_line(f"browser screenshots ({len(_saved)}) saved in {SCREENSHOTS}")

@@ -1,0 +1,144 @@
+"""Four browsers take the four seats through the page and play a hand by clicking; a
+fifth watches and never sees a hand; one player reloads mid-hand and carries on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.browser.conftest import PHONE, screenshot
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ann", "Bo <i>", "Cy", "Dee"]
+
+# Installed in the spectator's page before any script runs: records every face-up card
+# that appears anywhere but the trick in the middle (a hand would show up that way).
+WATCH_FOR_HANDS = """
+window.__faceUpOutsideTrick = [];
+window.__trickCardsSeen = 0;
+new MutationObserver(() => {
+  for (const card of document.querySelectorAll('.card.face')) {
+    if (card.closest('#trick')) window.__trickCardsSeen += 1;
+    else window.__faceUpOutsideTrick.push(card.dataset.card);
+  }
+  if (document.querySelector('#hand .card')) window.__faceUpOutsideTrick.push('hand area');
+}).observe(document, {subtree: true, childList: true});
+"""
+
+# What a player page offers right now: the first enabled bid button, else the first
+# playable card of the hand. Read from the page only, as a player would.
+OFFER = """() => {
+  const bid = document.querySelector('#action-panel button.bid:not(.nil):not([disabled])');
+  if (bid) return {bid: bid.dataset.bid};
+  const card = document.querySelector('#hand button.card.playable:not([disabled])');
+  if (card) return {card: card.dataset.card};
+  return null;
+}"""
+
+
+def hand_of(page) -> list[str]:
+    return page.eval_on_selector_all("#hand .card.face", "cards => cards.map(c => c.dataset.card)")
+
+
+def take_seats(open_page, table_url: str) -> list:
+    players = []
+    for seat, name in enumerate(NAMES):
+        page = open_page(table_url)
+        page.locator("#player-name").fill(name)
+        page.locator(f'.seat[data-seat="{seat}"] button.sit').click()
+        page.locator(f'.seat[data-seat="{seat}"] .badge.you').wait_for()
+        players.append(page)
+    return players
+
+
+def act_once(page, seat: int) -> bool:
+    """Do what the page offers, if anything; wait until the server has taken it."""
+    offer = page.evaluate(OFFER)
+    if offer is None:
+        return False
+    if "bid" in offer:
+        page.locator(f'#action-panel button.bid[data-bid="{offer["bid"]}"]').click()
+        page.wait_for_function("!document.querySelector('#action-panel .bidding')")
+        return True
+    card = page.locator(f'#hand button.card[data-card="{offer["card"]}"]')
+    if seat == 0:  # seat 0 plays with the keyboard only
+        card.focus()
+        page.keyboard.press("Enter")
+    else:
+        card.click()
+    page.wait_for_function(
+        f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')"
+    )
+    return True
+
+
+def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> None:
+    created = open_page("/").request.post(
+        "/api/tables", data={"name": "Browser table", "rules": {"preset": "standard"}}
+    )
+    table_url = created.json()["url"]
+
+    spectator = open_page(table_url, init_script=WATCH_FOR_HANDS)
+    spectator_hands: list[object] = []
+
+    def frame(payload: str | bytes) -> None:
+        message = json.loads(payload)
+        if message.get("type") == "state" and message.get("state"):
+            spectator_hands.append(message["state"].get("hand"))
+
+    spectator.on("websocket", lambda socket: socket.on("framereceived", frame))
+    spectator.reload()
+
+    players = take_seats(open_page, table_url)
+    spectator.locator(".seat .badge.you").wait_for(state="detached")
+    assert spectator.locator("#hand-area, .hand-area").is_hidden()
+
+    shots = {"bidding": False, "trick": False}
+    reloaded = False
+    actions = 0
+    while actions < 200:
+        acted = False
+        for seat, page in enumerate(players):
+            if not shots["bidding"] and page.locator("#action-panel .bidding").count():
+                screenshot(page, "bidding")
+                shots["bidding"] = True
+            if act_once(page, seat):
+                acted = True
+                actions += 1
+        trick_size = spectator.locator("#trick .card").count()
+        if not shots["trick"] and trick_size >= 2 and players[0].locator("#hand .card.playable").count():
+            screenshot(players[0], "trick")
+            shots["trick"] = True
+        if not reloaded and len(hand_of(players[2])) == 7:
+            before = sorted(hand_of(players[2]))
+            players[2].reload()
+            players[2].locator('.seat[data-seat="2"] .badge.you').wait_for()
+            players[2].wait_for_function("document.querySelectorAll('#hand .card.face').length === 7")
+            assert sorted(hand_of(players[2])) == before
+            reloaded = True
+        if players[0].locator(".hand-summary").count():
+            break
+        if not acted:
+            players[0].wait_for_timeout(50)
+
+    assert reloaded, "player 2 never reached the middle of the hand"
+    summary = players[0].locator(".hand-summary")
+    summary.wait_for()
+    assert "Hand 1 scored" in summary.text_content()
+    history = players[0].request.get(f"/api/tables/{table_url.rsplit('/', 1)[1]}/history").json()
+    assert len(history["hands"]) == 1
+    assert sum(history["hands"][0]["tricks"]) == 13
+    scores = [side["score"] for side in history["hands"][0]["sides"]]
+    pad = players[0].locator("#scorepad td.score").all_text_contents()
+    assert [int(text) for text in pad] == scores
+    screenshot(players[0], "scorepad")
+    players[0].set_viewport_size(PHONE)
+    screenshot(players[0], "scorepad-phone")
+
+    spectator.locator(".hand-summary").wait_for()
+    assert spectator.evaluate("window.__faceUpOutsideTrick") == []
+    assert spectator.evaluate("window.__trickCardsSeen") > 0, "the spectator saw no trick at all"
+    assert spectator_hands and all(hand is None for hand in spectator_hands)
+    assert spectator.locator('.seat[data-seat="1"] .name').text_content() == "Bo <i>"
