@@ -1,0 +1,67 @@
+"""Presence with a grace time of 0 (a bot takes over at once) and the socket rate limit."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from server.settings import Settings
+from tests.realtime.players import TableClient, create_table, seat_players
+
+FAST_RULES = {"preset": "standard", "target_score": 100}
+
+
+@pytest.fixture
+async def http(served):
+    _app, address = served
+    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
+        yield client
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    """Tighter settings for these tests: a small rate limit, bots take over at once."""
+    return Settings(
+        DATABASE_URL=database_url,
+        REDIS_URL=None,
+        bot_delay=0,
+        grace_seconds=0,
+        ws_rate_limit="30/second",
+        log_level="WARNING",
+    )
+
+
+async def test_too_many_messages_are_refused_but_the_connection_stays(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    client = TableClient(address, table_id)
+    await client.connect()
+    for _ in range(60):
+        await client.send({"type": "ping"})
+    replies = [await client.until(lambda m: True) for _ in range(60)]
+    limited = [m for m in replies if m["type"] == "error"]
+    assert limited and all(m["code"] == "rate_limited" for m in limited)
+    assert sum(m["type"] == "pong" for m in replies) >= 25
+    assert client.close_code is None
+    await client.close()
+
+
+async def test_a_bot_plays_for_an_absent_player_until_they_return(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    absent_seat = players[0].view["turn"][0]
+    absent = players[absent_seat]
+    await absent.close()
+    others = [p for p in players if p is not absent]
+    covered = await others[0].until(
+        lambda m: (
+            m["type"] == "state" and m["state"] and m["state"]["bids"][absent_seat] is not None
+        )
+    )
+    assert covered["table"]["seats"][absent_seat].get("autoplay") is True
+    back = await absent.connect()
+    assert back["table"]["seats"][absent_seat]["connected"] is True
+    assert "autoplay" not in back["table"]["seats"][absent_seat]
+    for player in players:
+        await player.close()
