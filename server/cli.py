@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import random
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import uvicorn
+from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
 from server.observability import configure_logging
@@ -104,6 +108,91 @@ def migrate(_args: argparse.Namespace) -> int:
     return 0
 
 
+# A game whose sides keep losing could in principle go on for ever; a terminal demo stops.
+MAX_HANDS = 500
+
+
+def _bid_words(bid: Any) -> str:
+    return {0: "nil", "blind_nil": "blind nil"}.get(bid, str(bid))
+
+
+def _side_names(rules: Any) -> list[str]:
+    return [" and ".join(f"seat {seat}" for seat in seats) for seats in rules.sides]
+
+
+def narrate(event: dict[str, Any], rules: Any, say: Callable[[str], None]) -> None:
+    """One line (or a few) per public event; the deal itself is never printed."""
+    kind = event["type"]
+    sides = _side_names(rules)
+    if kind == "hand_start":
+        say(f"Hand {event['hand_number']} (dealer: seat {event['dealer']})")
+    elif kind == "blind_nil" and event["declare"]:
+        say(f"  seat {event['seat']} declares blind nil")
+    elif kind == "bid":
+        say(f"  seat {event['seat']} bids {_bid_words(event['bid'])}")
+    elif kind == "bid_raised":
+        say(f"  seat {event['seat']}'s bid is raised to {event['bid']}")
+    elif kind == "trick":
+        plays = ", ".join(f"{play['seat']}:{play['card']}" for play in event["cards"])
+        say(f"  trick {event['number']:>2}: {plays} -> seat {event['winner']}")
+    elif kind == "hand_scored":
+        bids = " ".join(_bid_words(bid) for bid in event["bids"])
+        tricks = " ".join(str(count) for count in event["tricks"])
+        say(f"  bids {bids} | tricks {tricks}")
+        for name, side in zip(sides, event["sides"], strict=True):
+            penalty = f", bag penalty -{side['bag_penalty']}" if side["bag_penalty"] else ""
+            say(
+                f"  {name}: {side['points']:+d} -> {side['score']} "
+                f"({side['bags']} bags{penalty})"
+            )
+    elif kind == "game_over":
+        winner = event["winner"]
+        others = [side["score"] for k, side in enumerate(event["scores"]) if k != winner]
+        scores = " to ".join(str(score) for score in [event["scores"][winner]["score"], *others])
+        say(f"Winner: {sides[winner]}, {scores}")
+
+
+def bots(args: argparse.Namespace) -> int:
+    """A whole bot-only game with the engine, in this process: no server, no database."""
+    from server.engine import Game, IllegalAction, Rules
+    from server.engine.bots import BOT_LEVELS, choose_action
+
+    if args.level not in BOT_LEVELS:
+        levels = ", ".join(BOT_LEVELS)
+        print(f"spades bots: no bot level {args.level!r}; choose {levels}", file=sys.stderr)
+        return 2
+
+    overrides = {"target_score": args.target} if args.target is not None else {}
+    try:
+        rules = Rules.preset(args.preset, **overrides)
+    except ValidationError as error:
+        reasons = "; ".join(problem["msg"] for problem in error.errors())
+        print(f"spades bots: {reasons}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed)
+    print(
+        f"{rules.players} {args.level} bots play '{args.preset}' to {rules.target_score} "
+        f"(seed {seed})"
+    )
+    start = game.view(None)
+    narrate({"type": "hand_start", "hand_number": 1, "dealer": start["dealer"]}, rules, print)
+    while game.winner is None and game.hand_number <= MAX_HANDS:
+        seat = game.turn[0]
+        action = choose_action(rules, game.view(seat), args.level, rng)
+        try:
+            events = game.act(seat, action)
+        except IllegalAction as error:
+            print(f"spades bots: the {args.level} bot chose {action}: {error}", file=sys.stderr)
+            return 1
+        for event in events:
+            narrate(event, rules, print)
+    if game.winner is None:
+        print(f"No winner after {MAX_HANDS} hands; stopped.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spades", description="Real-time multiplayer Spades server."
@@ -126,13 +215,27 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate", help="apply the database migrations (alembic upgrade head) to DATABASE_URL"
     )
     migrate_parser.set_defaults(run=migrate)
+
+    bots_parser = commands.add_parser(
+        "bots", help="watch bots play a whole game in the terminal (no server needed)"
+    )
+    bots_parser.add_argument("--preset", default="standard", help="rules preset (standard)")
+    bots_parser.add_argument("--seed", type=int, help="seed for a reproducible game")
+    bots_parser.add_argument("--target", type=int, help="score that wins (the preset's)")
+    bots_parser.add_argument("--level", default="basic", help="bot level (basic)")
+    bots_parser.set_defaults(run=bots)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spades` console script."""
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:
+        # `spades bots | head`: the reader has seen enough; say nothing more to it.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

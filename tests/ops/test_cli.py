@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
-from server.cli import build_parser
+from server.cli import build_parser, main
 from server.store.db import alembic_config
 
 SPADES = Path(sys.executable).parent / "spades"
@@ -64,3 +65,48 @@ def test_migrate_hides_the_password_it_reports(tmp_path):
     result = run_spades("migrate", database_url=url, cwd=tmp_path)
     assert result.returncode != 0, "nothing listens on port 1"
     assert "hunter2secret" not in result.stdout + result.stderr
+
+
+def play_bots(capsys, *args: str) -> tuple[int, list[str]]:
+    code = main(["bots", *args])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_bots_play_a_whole_standard_game_to_the_target(capsys):
+    code, lines = play_bots(capsys, "--seed", "1")
+    assert code == 0
+    assert lines[0] == "4 basic bots play 'standard' to 500 (seed 1)"
+    hands = [n for n, line in enumerate(lines) if line.startswith("Hand ")]
+    assert lines[hands[0]].startswith("Hand 1 (dealer: seat ")
+    for start, end in zip(hands, [*hands[1:], len(lines) - 1], strict=True):
+        hand = lines[start:end]
+        assert sum(" bids " in line and "|" not in line for line in hand) == 4
+        tricks = [line for line in hand if line.lstrip().startswith("trick ")]
+        assert len(tricks) == 13
+        assert all(len(re.findall(r"\b\d:[2-9TJQKA][CDHS]\b", line)) == 4 for line in tricks)
+    winner = re.fullmatch(r"Winner: seat (\d) and seat (\d), (-?\d+) to (-?\d+)", lines[-1])
+    assert winner, lines[-1]
+    assert int(winner[3]) >= 500 > int(winner[4])
+    last_hand_scores = lines[-3:-1]
+    assert any(f"-> {winner[3]} (" in line for line in last_hand_scores), last_hand_scores
+
+
+def test_bots_game_is_reproducible_from_its_seed(capsys):
+    assert play_bots(capsys, "--seed", "7", "--target", "150") == play_bots(
+        capsys, "--seed", "7", "--target", "150"
+    )
+
+
+def test_bots_play_cutthroat_with_three_seats(capsys):
+    code, lines = play_bots(capsys, "--preset", "cutthroat", "--seed", "3", "--target", "150")
+    assert code == 0
+    tricks = [line for line in lines if line.lstrip().startswith("trick ")]
+    assert tricks and all(len(re.findall(r"\b\d:\w\w\b", line)) == 3 for line in tricks)
+    assert re.fullmatch(r"Winner: seat \d, \d+ to -?\d+ to -?\d+", lines[-1])
+
+
+def test_bots_refuse_unknown_presets_and_levels_with_a_message(capsys):
+    assert main(["bots", "--preset", "nope"]) == 2
+    assert "unknown preset 'nope'" in capsys.readouterr().err
+    assert main(["bots", "--level", "grandmaster"]) == 2
+    assert "no bot level 'grandmaster'" in capsys.readouterr().err
