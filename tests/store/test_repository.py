@@ -1,0 +1,58 @@
+"""The repository's optimistic version check: a stale writer changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from server.store.db import create_engine, migrate
+from server.store.models import ActionRow
+from server.store.repository import ActionWrite, SeatRecord, TableStore, VersionConflict
+
+
+@pytest.fixture
+async def store(database_url):
+    engine = create_engine(database_url)
+    await migrate(engine)
+    yield TableStore(engine)
+    await engine.dispose()
+
+
+async def test_a_write_on_top_of_an_old_version_is_refused(store):
+    await store.create_table("t-conflict", "T", {"preset": "standard"}, 4)
+    record = await store.load("t-conflict")
+    assert record is not None and record.version == 1
+    await store.update_seat("t-conflict", 1, 2, SeatRecord(0, name="Ann"))
+    with pytest.raises(VersionConflict):
+        await store.update_seat("t-conflict", 1, 2, SeatRecord(1, name="Bob"))
+    record = await store.load("t-conflict")
+    assert record.version == 2
+    assert [seat.name for seat in record.seats] == ["Ann", None, None, None]
+
+
+async def test_a_refused_action_leaves_no_trace_in_the_log(store):
+    await store.create_table("t-log", "T", {"preset": "standard"}, 4)
+    game_id = await store.start_game("t-log", 1, 2, 1, 42, {"format": "test"})
+    write = ActionWrite(
+        table_id="t-log",
+        old_version=1,
+        new_version=2,
+        status="playing",
+        game_id=game_id,
+        seq=1,
+        seat=0,
+        action={"type": "bid", "bid": 3},
+        snapshot=None,
+        new_hands=[],
+        first_hand_number=1,
+        winner=None,
+        final_scores=None,
+    )
+    with pytest.raises(VersionConflict):
+        await store.record_action(write)
+    async with store.sessions() as session:
+        count = await session.scalar(
+            select(func.count()).select_from(ActionRow).where(ActionRow.game_id == game_id)
+        )
+    assert count == 0
+    assert (await store.load("t-log")).version == 2
