@@ -160,3 +160,12 @@ def test_compose_gives_the_app_only_settings_that_settings_reads(monkeypatch):
 def test_settings_env_names_follow_the_prefix_and_the_plain_url_names():
     names = settings_env_names()
     assert {"DATABASE_URL", "REDIS_URL", "SPADES_PORT", "SPADES_LOG_JSON"} <= names
+
+
+def test_operations_doc_documents_every_setting():
+    doc = (ROOT / "docs" / "operations.md").read_text()
+    prefix = Settings.model_config.get("env_prefix", "")
+    for field_name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        name = alias.choices[0] if isinstance(alias, AliasChoices) else f"{prefix}{field_name}"
+        assert f"| `{str(name).upper()}` |" in doc, f"docs/operations.md lacks {name}"
