@@ -157,7 +157,7 @@ export function gameOverPanel(page, onRematch) {
     el("ul", { class: "summary-sides" }, scores.map((standing, index) =>
       el("li", { class: index === winner ? "winner" : "" },
         el("strong", {}, sideName(page.sides, index, names)),
-        el("span", {}, `${standing.score} points, ${standing.bags} bags`)))),
+        el("span", {}, `${standing.score} points, ${standing.bags} bag${standing.bags === 1 ? "" : "s"}`)))),
     last ? el("details", {}, el("summary", {}, "Last hand"), handSummary(page, last)) : null,
     page.seat !== null
       ? el("button", { type: "button", class: "primary rematch", onclick: onRematch }, "Rematch")

@@ -231,26 +231,44 @@ function closeSummary() {
 }
 
 /** The end-of-hand summary stays through the next bidding, until closed or play resumes. */
-function summaryToShow() {
+function summaryStarted() {
   const { view } = page;
-  if (!page.summary || page.summaryClosed || !view) return null;
-  const started = view.phase === "play" && ((view.trick || []).length > 0 || (view.tricks_won || []).some((won) => won > 0));
-  if (started) return null;
+  return view?.phase === "play" && ((view.trick || []).length > 0 || (view.tricks_won || []).some((won) => won > 0));
+}
+
+function summaryToShow() {
+  if (!page.summary || page.summaryClosed || !page.view || summaryStarted()) return null;
   const node = handSummary(page, page.summary);
   node.append(el("button", { type: "button", class: "close", onclick: closeSummary }, "Close"));
   return node;
 }
 
+/**
+ * Redraw a panel only when what it shows has changed, so that a state that changes
+ * nothing in it (presence, chat, someone else's move) neither replays its animation
+ * nor takes the keyboard focus away from the player.
+ */
+function unchanged(node, key) {
+  if (node.dataset.key === key) return true;
+  node.dataset.key = key;
+  return false;
+}
+
 function renderCentre() {
   const over = page.view?.phase === "over" || page.table.status === "over";
-  const centre = over ? gameOverPanel(page, rematch) : summaryToShow();
+  const names = page.table.seats.map((seat) => seat.name).join();
+  const key = over
+    ? `over:${page.table.game_number}:${JSON.stringify(page.view?.scores)}:${page.seat}:${names}`
+    : `hand:${page.summaryClosed ? "" : page.summary?.hand_number}:${summaryStarted()}:${names}`;
   let holder = $("centre-panel");
+  if (holder && unchanged(holder, key)) return;
+  const centre = over ? gameOverPanel(page, rematch) : summaryToShow();
   if (!centre) {
     holder?.remove();
     return;
   }
   if (!holder) {
-    holder = el("div", { id: "centre-panel", class: "centre-panel" });
+    holder = el("div", { id: "centre-panel", class: "centre-panel", dataset: { key } });
     $("felt").append(holder);
   }
   fill(holder, centre);
@@ -265,8 +283,11 @@ function renderActionPanel() {
   if (page.seat === null && page.table.status !== "waiting") {
     content = el("p", { class: "watching muted" }, "You are watching this game.");
   }
-  const keepName = $("player-name");
-  if (content?.classList.contains("seat-picker") && keepName) return;
+  const key = content?.classList.contains("seat-picker") ? "seat-picker" : JSON.stringify([
+    content?.className, page.seat, page.acting, page.view?.legal, page.view?.bids,
+    page.view?.draw_card, [...page.passChoice], page.table.seats.map((seat) => seat.name),
+  ]);
+  if (unchanged(panel, key)) return;
   fill(panel, content);
   panel.hidden = !content;
 }
@@ -324,7 +345,7 @@ function renderHand() {
   const myTurnToPlay = playable.size > 0;
   fill(container, order.map((code) => handCard(code, playable.has(code), passing, myTurnToPlay)));
   container.style.setProperty("--cards", String(order.length));
-  $("hand-label").textContent = `Your hand (${order.length} cards)`;
+  $("hand-label").textContent = order.length ? `Your hand (${order.length} cards)` : "";
   if (focused) container.querySelector(`[data-card="${focused}"]:not([disabled])`)?.focus();
 }
 

@@ -68,9 +68,7 @@ def act_once(page, seat: int) -> bool:
         page.keyboard.press("Enter")
     else:
         card.click()
-    page.wait_for_function(
-        f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')"
-    )
+    page.wait_for_function(f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')")
     return True
 
 
@@ -93,7 +91,14 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
 
     players = take_seats(open_page, table_url)
     spectator.locator(".seat .badge.you").wait_for(state="detached")
-    assert spectator.locator("#hand-area, .hand-area").is_hidden()
+    assert spectator.locator(".hand-area").is_hidden()
+
+    spectator.locator("#chat-text").fill("<b>good luck</b>")
+    spectator.locator("#chat-text").press("Enter")
+    line = players[3].locator("#chat-log li", has_text="good luck")
+    line.wait_for()
+    assert line.text_content() == "Spectator: <b>good luck</b>"
+    assert players[3].locator("#chat-log b").count() == 0
 
     shots = {"bidding": False, "trick": False}
     reloaded = False
@@ -107,15 +112,15 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
             if act_once(page, seat):
                 acted = True
                 actions += 1
-        trick_size = spectator.locator("#trick .card").count()
-        if not shots["trick"] and trick_size >= 2 and players[0].locator("#hand .card.playable").count():
+        in_middle = players[0].locator("#trick .card").count()
+        if not shots["trick"] and in_middle >= 2 and players[0].locator("#hand .playable").count():
             screenshot(players[0], "trick")
             shots["trick"] = True
         if not reloaded and len(hand_of(players[2])) == 7:
             before = sorted(hand_of(players[2]))
             players[2].reload()
             players[2].locator('.seat[data-seat="2"] .badge.you').wait_for()
-            players[2].wait_for_function("document.querySelectorAll('#hand .card.face').length === 7")
+            players[2].wait_for_function("document.querySelectorAll('#hand .face').length === 7")
             assert sorted(hand_of(players[2])) == before
             reloaded = True
         if players[0].locator(".hand-summary").count():

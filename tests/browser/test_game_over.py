@@ -1,0 +1,52 @@
+"""One player against three bots to the end of a short game: the game-over panel names
+the winner with the final scores, and Rematch starts a new game at the same table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.browser.test_play import act_once
+
+pytestmark = pytest.mark.browser
+
+
+def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post(
+        "/api/tables",
+        data={"name": "Short game", "rules": {"preset": "standard", "target_score": 1}},
+    ).json()
+    page = open_page(table["url"])
+    page.locator("#player-name").fill("Solo")
+    page.locator('.seat[data-seat="0"] button.sit').click()
+    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    for seat in (1, 2, 3):
+        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
+        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+
+    for _ in range(200):
+        if page.locator(".game-over").count():
+            break
+        if not act_once(page, 1):
+            page.wait_for_timeout(50)
+    over = page.locator(".game-over")
+    over.wait_for()
+    info = page.request.get(f"/api/tables/{table['id']}").json()
+    assert info["status"] == "over"
+    winner_side = info["winner"]
+    names = {0: "Solo", 1: "Bot", 2: "Bot", 3: "Bot"}
+    assert names[winner_side] in over.locator(":scope > h2").text_content()
+    finals = [
+        int(text.split()[0])
+        for text in over.locator(":scope > .summary-sides li span").all_text_contents()
+    ]
+    assert finals == [side["score"] for side in info["scores"]]
+    screenshot(page, "game-over")
+
+    page.get_by_role("button", name="Rematch").click()
+    over.wait_for(state="detached")
+    page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")
+    info = page.request.get(f"/api/tables/{table['id']}").json()
+    assert info["status"] == "playing"
+    assert info["game_number"] == 2
