@@ -61,7 +61,7 @@ function showBanner(text, kind = "down") {
 function showConnection(status, detail = {}) {
   page.connected = status === "open";
   if (page.connected) showBanner("");
-  else showBanner(detail.restarting ? "Server restarting — reconnecting…" : "Reconnecting…");
+  else showBanner(detail.restarting ? "Reconnecting… (the server is restarting)" : "Reconnecting…");
 }
 
 let toastTimer = null;
