@@ -61,6 +61,7 @@ class _AnnouncingServer(uvicorn.Server):
 
 
 def serve(args: argparse.Namespace) -> int:
+    """uvicorn on the app with JSON logs from the first line and a URL once it is ready."""
     settings = Settings()
     host = args.host if args.host is not None else settings.host
     port = args.port if args.port is not None else settings.port
@@ -101,6 +102,7 @@ async def _migrate(url: str) -> None:
 
 
 def migrate(_args: argparse.Namespace) -> int:
+    """Migrate as its own step (deploys with several processes), using the app's migrator."""
     settings = Settings()
     configure_logging(settings)
     asyncio.run(_migrate(settings.database_url))
@@ -140,11 +142,14 @@ def narrate(event: dict[str, Any], rules: Any, say: Callable[[str], None]) -> No
         tricks = " ".join(str(count) for count in event["tricks"])
         say(f"  bids {bids} | tricks {tricks}")
         for name, side in zip(sides, event["sides"], strict=True):
-            penalty = f", bag penalty -{side['bag_penalty']}" if side["bag_penalty"] else ""
-            say(
-                f"  {name}: {side['points']:+d} -> {side['score']} "
-                f"({side['bags']} bags{penalty})"
-            )
+            notes = [f"{side['bags']} bags"]
+            if side["bag_penalty"]:
+                notes.append(f"bag penalty -{side['bag_penalty']}")
+            for nil in side["nil"]:
+                kind_of_nil = "blind nil" if nil["blind"] else "nil"
+                outcome = "made" if nil["made"] else "set"
+                notes.append(f"seat {nil['seat']} {kind_of_nil} {outcome} {nil['points']:+d}")
+            say(f"  {name}: {side['points']:+d} -> {side['score']} ({', '.join(notes)})")
     elif kind == "game_over":
         winner = event["winner"]
         others = [side["score"] for k, side in enumerate(event["scores"]) if k != winner]
