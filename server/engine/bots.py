@@ -43,8 +43,15 @@ BOT_LEVELS: tuple[str, ...] = ("basic",)
 QUEEN = 10
 # A hand whose nil danger (see nil_danger) is at most this, and whose strength is at most
 # NIL_MAX_STRENGTH, bids nil.
-NIL_MAX_DANGER = 2.0
+NIL_MAX_DANGER = 3.0
 NIL_MAX_STRENGTH = 1.5
+# Tricks a hand takes on average, as ``slope * hand_strength + intercept`` by table size:
+# low cards win some tricks too (long suits, opponents out of trumps). Fitted on bot
+# games; the bid is that average less a margin, rounded, since a set costs far more
+# than a bag.
+TRICKS_FROM_STRENGTH = {2: (0.9, 2.5), 3: (1.15, 1.5), 4: (0.91, 1.0), 6: (1.1, 1.2)}
+BID_MARGIN_PARTNERS = 0.55
+BID_MARGIN_SOLO = 0.9
 # Blind nil is a gamble worth taking only this far behind (or further, if the table
 # demands more).
 BLIND_NIL_DEFICIT = 200
@@ -179,7 +186,7 @@ def _side_suit_tricks(powers: list[int], deck_powers: Sequence[int], players: in
 
 
 def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) -> float:
-    """How likely a hand is to be forced to win a trick; about 2 or less is a fair nil.
+    """How likely a hand is to be forced to win a trick; about 3 or less is a fair nil.
 
     High spades are nearly fatal, long spades force wins late in the hand, and a high
     side card is dangerous unless enough low cards of its suit let its holder duck.
@@ -193,12 +200,15 @@ def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) ->
     """
     order = card_order(deck)
     deck_powers = _deck_powers(players, deck)
+    spade_share = round(len(deck_powers[SPADES]) / players)
     suits = _by_suit(order, (card_index(code) for code in hand))
     danger = 0.0
     for suit, cards in enumerate(suits):
+        # Ranks, not copies: a twin played earlier in the trick does not save a nil.
+        ranks = sorted(set(deck_powers[suit]), reverse=True)
         powers = [order.power[c] for c in cards]
         for j, power in enumerate(powers):
-            missing = _missing_above(powers, deck_powers[suit], power)
+            missing = _missing_above(sorted(set(powers)), ranks, power)
             lower_own = len(powers) - j - 1
             if suit == SPADES:
                 danger += 3.0 if missing < 4 else 1.5 if missing < 6 else 0.0
@@ -210,7 +220,7 @@ def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) ->
                 danger += 0.5 if lower_own >= 2 else 1.0
             elif missing == 3 and lower_own == 0:
                 danger += 0.5
-        danger += 1.5 * max(len(powers) - 3, 0) if suit == SPADES else 0.0
+        danger += 1.5 * max(len(powers) - spade_share, 0) if suit == SPADES else 0.0
     return danger
 
 
@@ -465,7 +475,9 @@ def _bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
     partner_bids = [state.bids[s] for s in state.teammates if state.bids[s] is not None]
     if 0 in numbers and _nil_is_sensible(rules, hand, strength, partner_bids):
         return {"type": "bid", "bid": 0}
-    wanted = max(int(strength + 0.6), 1)
+    slope, intercept = TRICKS_FROM_STRENGTH[rules.players]
+    margin = BID_MARGIN_PARTNERS if state.teammates else BID_MARGIN_SOLO
+    wanted = max(int(slope * strength + intercept + 0.5 - margin), 1)
     if rules.bidding == "team":
         wanted += sum(b for b in partner_bids if isinstance(b, int))
     candidates = [n for n in numbers if n > 0] or numbers

@@ -7,12 +7,13 @@ games between bots and random players pin legality and strength.
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from typing import Any
 
 import pytest
 
-from server.engine import Rules
+from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action, hand_strength, nil_danger
 
 STANDARD = Rules.preset("standard")
@@ -342,8 +343,6 @@ def test_blind_nil_only_when_far_behind() -> None:
 
 
 def pass_view(seat: int, hand: list[str], bids: list[Any]) -> dict[str, Any]:
-    import itertools
-
     return {
         "phase": "pass",
         "seat": seat,
@@ -395,3 +394,133 @@ def test_choice_depends_only_on_the_view_and_rng() -> None:
     first = choose_action(STANDARD, view, rng=random.Random(5))
     assert view == before, "the bot must not change the view it is given"
     assert choose_action(STANDARD, copy.deepcopy(view), rng=random.Random(5)) == first
+
+
+# --- whole games ----------------------------------------------------------------------
+
+
+def play_game(
+    rules: Rules,
+    seed: int,
+    bot_seats: set[int],
+    rng: random.Random,
+    force_blind_nil: bool = False,
+    max_hands: int = 60,
+) -> tuple[Game, set[str]]:
+    """Play one game: bots act from their own view only, other seats pick a random
+    legal action. With ``force_blind_nil``, the first blind nil question of every
+    other hand is answered "yes" for the bot, so that the card pass gets played.
+    Stops after ``max_hands``; returns the game and the phases the bots acted in."""
+    game = Game(rules, seed=seed)
+    phases: set[str] = set()
+    forced_in_hand = 0
+    while game.winner is None and len(game.hand_results) < max_hands:
+        seat = game.turn[0]
+        legal = game.legal(seat)
+        force = force_blind_nil and game.phase == "blind" and game.hand_number % 2 == 1
+        if seat not in bot_seats:
+            action = rng.choice(legal)
+        elif force and forced_in_hand != game.hand_number:
+            forced_in_hand = game.hand_number
+            action = {"type": "blind_nil", "declare": True}
+        else:
+            phases.add(game.phase)
+            action = choose_action(rules, game.view(seat), rng=rng)
+            assert action in legal, (game.phase, action)
+        game.act(seat, action)
+    return game, phases
+
+
+LEGALITY_CASES = [
+    pytest.param(preset, deck, overrides, id=f"{preset}-{deck}{'-blind' if overrides else ''}")
+    for preset in Rules.preset_names()
+    for deck in ("standard", "jokers", "jokers_deuces")
+    for overrides in ([{}] if preset != "standard" else [{}, {"blind_nil": True}])
+]
+
+
+@pytest.mark.parametrize(("preset", "deck", "overrides"), LEGALITY_CASES)
+def test_bots_always_choose_a_legal_action(
+    preset: str, deck: str, overrides: dict[str, Any]
+) -> None:
+    blind = preset == "competitive" or bool(overrides)
+    rules = Rules.preset(
+        preset,
+        deck=deck,
+        target_score=300,
+        **overrides,
+        **({"blind_nil_behind_by": None} if blind else {}),
+    )
+    game, phases = play_game(
+        rules,
+        seed=11,
+        bot_seats=set(range(rules.players)),
+        rng=random.Random(11),
+        force_blind_nil=blind,
+        max_hands=12,
+    )
+    assert game.hand_results
+    expected = {"bid", "play"} | ({"draw"} if preset == "two_player" else set())
+    expected |= {"blind", "pass"} if blind else set()
+    assert expected <= phases
+
+
+def test_four_bots_play_a_standard_game_to_a_winner() -> None:
+    rules = Rules.preset("standard")
+    game, _ = play_game(rules, seed=3, bot_seats={0, 1, 2, 3}, rng=random.Random(3))
+    assert game.scores[game.winner]["score"] >= rules.target_score
+    assert len(game.hand_results) < 40
+
+
+def test_bots_beat_random_players_clearly() -> None:
+    # A coin toss would win 6 of 12 partnership games and 1 in 3 cutthroat games.
+    standard = Rules.preset("standard")
+    won = sum(
+        play_game(standard, seed, {0, 2}, random.Random(seed))[0].winner == 0 for seed in range(12)
+    )
+    assert won >= 11
+    cutthroat = Rules.preset("cutthroat", target_score=300)
+    won = sum(
+        play_game(cutthroat, seed, {0}, random.Random(seed))[0].winner == 0 for seed in range(10)
+    )
+    assert won >= 8
+
+
+def test_bot_nils_mostly_succeed_in_bot_games() -> None:
+    rules = Rules.preset("standard")
+    results = [
+        nil["made"]
+        for seed in range(6)
+        for hand in play_game(rules, seed, {0, 1, 2, 3}, random.Random(seed))[0].hand_results
+        for side in hand["sides"]
+        for nil in side["nil"]
+    ]
+    assert len(results) >= 5
+    assert sum(results) >= 0.7 * len(results)
+
+
+def test_bot_choice_depends_only_on_its_own_view() -> None:
+    """Two deals give seat 0 the same cards and everyone else different ones: seat 0's
+    view is the same in both games, and so are its bid and its opening lead."""
+    rules = Rules.preset("standard")
+    deck = deck_codes(4, "standard")
+    random.Random(5).shuffle(deck)
+    # Dealer 3 deals card i to seat (3 + 1 + i) % 4: seat 0 gets every fourth card.
+    others = [i for i in range(52) if i % 4 != 0]
+    other_cards = [deck[i] for i in others]
+    random.Random(6).shuffle(other_cards)
+    second = list(deck)
+    for i, card in zip(others, other_cards, strict=True):
+        second[i] = card
+    games = [Game(rules, decks=[d], dealer=3) for d in (deck, second)]
+    assert games[0].view(1)["hand"] != games[1].view(1)["hand"]
+    assert games[0].view(0) == games[1].view(0)
+    bids = [choose_action(rules, g.view(0), rng=random.Random(1)) for g in games]
+    assert bids[0] == bids[1]
+    for game in games:
+        game.act(0, bids[0])
+        for seat in (1, 2, 3):
+            game.act(seat, {"type": "bid", "bid": 3})
+    assert games[0].view(0) == games[1].view(0)
+    leads = [choose_action(rules, g.view(0), rng=random.Random(1)) for g in games]
+    assert leads[0] == leads[1]
