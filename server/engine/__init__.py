@@ -9,15 +9,20 @@ broadcasts the views it gets back.
 """
 
 from server.engine.cards import card_code, card_index, card_name, deck_codes, suit_of, trick_winner
+from server.engine.game import Game, IllegalAction
 from server.engine.rules import PRESETS, Rules
+from server.engine.scoring import score_hand
 
 __all__ = [
     "PRESETS",
+    "Game",
+    "IllegalAction",
     "Rules",
     "card_code",
     "card_index",
     "card_name",
     "deck_codes",
+    "score_hand",
     "suit_of",
     "trick_winner",
 ]

@@ -155,9 +155,7 @@ class Rules(BaseModel):
             return data
         name = data.get("preset", "standard")
         if not isinstance(name, str) or name not in PRESETS:
-            raise ValueError(
-                f"preset: unknown preset {name!r}; choose one of {', '.join(PRESETS)}"
-            )
+            raise ValueError(f"preset: unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
         return {**PRESETS[name], **{k: v for k, v in data.items() if k != "preset"}}
 
     @field_validator("players", "min_team_bid", "nil_bonus", "target_score", mode="before")

@@ -19,8 +19,13 @@ PRESET_TABLE = {
     "blind_nil_pass": (2, 1, 0, 0, 0),
     "ten_for_two_hundred": (False, True, False, False, False),
     "ten_for_two_hundred_set": (200, 100, 200, 200, 200),
-    "first_lead": ("left_of_dealer", "lowest_club", "left_of_dealer", "left_of_dealer",
-                   "left_of_dealer"),
+    "first_lead": (
+        "left_of_dealer",
+        "lowest_club",
+        "left_of_dealer",
+        "left_of_dealer",
+        "left_of_dealer",
+    ),
     "all_tricks": ("none", "win", "none", "none", "none"),
 }
 NAMES = ("standard", "competitive", "cutthroat", "two_player", "six_player")

@@ -1,0 +1,823 @@
+"""The Spades game state machine: deal, blind nil, pass, draw, bid, play, score.
+
+One ``Game`` is one table's whole game. The server feeds it actions from seats and sends
+each viewer ``game.view(seat)``; the game knows nothing of sockets or storage.
+
+>>> game = Game(Rules.preset("standard"), seed=7)
+>>> game.phase, game.hand_number, len(game.view(game.turn[0])["hand"])
+('bid', 1, 13)
+>>> seat = game.turn[0]
+>>> game.legal(seat)[:2]
+[{'type': 'bid', 'bid': 0}, {'type': 'bid', 'bid': 1}]
+>>> [event["type"] for event in game.act(seat, {"type": "bid", "bid": 3})]
+['bid']
+>>> game.act(seat, {"type": "bid", "bid": 3})
+Traceback (most recent call last):
+...
+server.engine.game.IllegalAction: It is not your turn: waiting for seat ...
+
+Phases: ``"blind"`` (blind nil decisions, one seat at a time), ``"pass"`` (blind nil
+exchange, all passers at once), ``"draw"`` (two players), ``"bid"``, ``"play"``,
+``"over"``. After the last trick the hand is scored and the next hand starts at once.
+
+Decisions where RULES.md is silent:
+
+- Blind nil decisions are taken one seat at a time in bidding order (so a partner's
+  declaration can stop the other being asked), before the pass and, for two players,
+  before the draw. Eligibility uses the scores before the hand.
+- A player holds their cards while they choose their pass; they see them once the
+  exchange is done. Both partners of a double blind nil pass to each other.
+- Bids go up to the cards in a hand; a side's total is not capped (an impossible
+  contract is simply set).
+- ``bidding: "team"``: the first partner bids 1..hand size or nil; the second bids at
+  least the first partner's number (and ``min_team_bid``), or nil.
+- ``two_clubs`` forces the first lead to be the lowest club; if nobody holds a club (two
+  players may discard them all) the player left of the dealer leads as usual.
+- ``lowest_club``: if nobody plays a club or a spade on the first trick, the highest
+  card of the first card's suit wins it.
+- The stock of the draw method: turns alternate starting with the non-dealer; keeping
+  the top card discards the next one unseen, refusing it keeps the next one.
+- Scores and bags are only read by ``score_hand`` (see ``server.engine.scoring``).
+
+Events returned by ``act`` (a list of dicts, each with ``"type"``): ``hand_start``,
+``blind_nil``, ``pass_chosen`` (seat only), ``pass`` (**private**: the cards a seat gave
+its partner), ``draw`` (seat only), ``bid``, ``bid_raised``, ``play``, ``trick``,
+``hand_scored``, ``game_over``. Only ``pass`` carries hidden cards; ``hand_scored``
+carries the finished hand's deal, which is public once the hand is over. The server
+broadcasts views, never raw events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+from server.engine.cards import (
+    CLUBS,
+    CODES,
+    INDEX,
+    SPADES,
+    SUIT_SINGULAR,
+    SUITS,
+    card_name,
+    card_order,
+    deck_codes,
+)
+from server.engine.rules import Rules
+from server.engine.scoring import BLIND_NIL, is_nil, score_sides, side_contract
+
+STATE_FORMAT = 1
+PHASE_ACTION = {
+    "draw": "draw",
+    "blind": "blind_nil",
+    "pass": "pass",
+    "bid": "bid",
+    "play": "play",
+}
+ACTION_FIELDS = {
+    "draw": "keep",
+    "blind_nil": "declare",
+    "pass": "cards",
+    "bid": "bid",
+    "play": "card",
+}
+PHASE_WORDS = {
+    "draw": "draw a card",
+    "blind": "decide on blind nil",
+    "pass": "pass cards",
+    "bid": "bid",
+    "play": "play a card",
+}
+
+
+class IllegalAction(ValueError):
+    """An action the game refuses; the game is unchanged.
+
+    ``code`` is short and stable (``not_your_turn``, ``must_follow_suit``,
+    ``spades_not_broken``, ``first_trick``, ``not_in_hand``, ``bad_bid``, ``bad_pass``,
+    ``wrong_phase``, ``bad_action``, ``bad_seat``, ``game_over``); ``str(error)`` is a
+    sentence for the player.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Game:
+    """A whole game at one table: every hand until a side wins.
+
+    ``Game(rules, seed=None, decks=None, dealer=None)``: ``decks[k]`` (card codes in deal
+    order) is used for hand ``k`` (0-based); later hands are shuffled from ``seed``. The
+    first dealer is ``dealer`` or drawn from ``seed``. The same seed always gives the
+    same dealer and shuffles, and ``to_state()`` keeps it, so a restored game shuffles
+    exactly as the original would have.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int | str | None = None,
+        decks: list[list[str]] | None = None,
+        dealer: int | None = None,
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError("rules must be a Rules instance")
+        self.rules = rules
+        self.seed: int | str = random.SystemRandom().getrandbits(62) if seed is None else seed
+        self.decks = [_checked_deck(rules, deck) for deck in decks or []]
+        players = rules.players
+        if dealer is None:
+            dealer = random.Random(f"spades:{self.seed}:dealer").randrange(players)
+        elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
+            raise ValueError(f"dealer must be a seat 0-{players - 1}")
+        self.first_dealer = dealer
+        self._setup()
+        self._scores = [[0, 0] for _ in self._sides]
+        self.hand_results: list[dict[str, Any]] = []
+        self.log: list[tuple[int, dict[str, Any]]] = []
+        self.winner: int | None = None
+        self.hand_number = 0
+        self.dealer = (dealer - 1) % players
+        self._last_trick: tuple[list[tuple[int, int]], int] | None = None
+        self._start_hand([])
+
+    def _setup(self) -> None:
+        """Derived, immutable lookups (also rebuilt by ``from_state``)."""
+        rules = self.rules
+        self._n = rules.players
+        self._order = card_order(rules.deck)
+        self._suit = self._order.suit
+        self._power = self._order.power
+        self._sides = rules.sides
+        self._side_of = [0] * self._n
+        for index, seats in enumerate(self._sides):
+            for seat in seats:
+                self._side_of[seat] = index
+        self._hand_size = rules.hand_size
+        self._base_deck = [INDEX[code] for code in deck_codes(rules.players, rules.deck)]
+        self._duplicates = rules.players == 6
+        self._legal_cache: list[int] | None = None
+
+    # ----------------------------------------------------------------- public reading
+
+    @property
+    def turn(self) -> list[int]:
+        """Seats that may act now: one seat, the passers not yet done, or none."""
+        if self.phase == "over":
+            return []
+        if self.phase == "pass":
+            return [seat for seat in self._passers if seat not in self._passes]
+        return [self._turn]
+
+    @property
+    def scores(self) -> list[dict[str, int]]:
+        """Each side's score and bag count, side k listed by its lowest seat."""
+        return [{"score": score, "bags": bags} for score, bags in self._scores]
+
+    @property
+    def sides(self) -> list[list[int]]:
+        """Seats of each side."""
+        return [list(seats) for seats in self._sides]
+
+    def legal(self, seat: int | None) -> list[dict[str, Any]]:
+        """Every action dict ``act`` accepts from ``seat`` now (empty when not its turn).
+
+        Pass actions list each set of cards once, in hand order.
+        """
+        if not self._is_seat(seat) or seat not in self.turn:
+            return []
+        phase = self.phase
+        if phase == "play":
+            return [{"type": "play", "card": CODES[c]} for c in self._legal_plays()]
+        if phase == "bid":
+            return [{"type": "bid", "bid": bid} for bid in self._legal_bids(seat)]
+        if phase == "blind":
+            return [{"type": "blind_nil", "declare": True}, {"type": "blind_nil", "declare": False}]
+        if phase == "draw":
+            return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
+        hand = self._order.sorted_codes(self.hands[seat])
+        sets = dict.fromkeys(combinations(hand, self.rules.blind_nil_pass))
+        return [{"type": "pass", "cards": list(cards)} for cards in sets]
+
+    def legal_cards(self, seat: int) -> list[str]:
+        """Fast path for bots and benchmarks: the cards ``seat`` may play now.
+
+        Same answer as the ``"play"`` actions of ``legal(seat)``; empty when not playing.
+        """
+        if self.phase != "play" or seat != self._turn:
+            return []
+        return [CODES[c] for c in self._legal_plays()]
+
+    # ------------------------------------------------------------------- acting
+
+    def act(self, seat: int, action: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply one action from ``seat``; return the events. IllegalAction if refused."""
+        kind, value = self._check_action(seat, action)
+        if kind == "play":
+            events = self._play_card(seat, self._checked_card(seat, value))
+        elif kind == "bid":
+            events = self._bid(seat, self._checked_bid(seat, value))
+        elif kind == "blind_nil":
+            events = self._declare_blind(seat, _checked_bool(value, "declare"))
+        elif kind == "draw":
+            events = self._draw(seat, _checked_bool(value, "keep"))
+        else:
+            events = self._choose_pass(seat, self._checked_pass(seat, value))
+        return events
+
+    def play(self, seat: int, card: str) -> list[dict[str, Any]]:
+        """Fast path: ``act(seat, {"type": "play", "card": card})``, same checks."""
+        if self.phase == "play" and seat == self._turn and isinstance(card, str):
+            index = INDEX.get(card)
+            if index is not None and index in self._legal_plays():
+                return self._play_card(seat, index)
+        return self.act(seat, {"type": "play", "card": card})
+
+    # ------------------------------------------------------------------- viewing
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: a spectator), JSON-safe.
+
+        Never holds another seat's cards, the stock, discards, or passed cards before
+        the exchange. A seat that still owes its blind nil decision sees ``hand: None``.
+        """
+        if seat is not None and not self._is_seat(seat):
+            raise IllegalAction("bad_seat", f"There is no seat {seat!r} at this table")
+        phase = self.phase
+        hand = None
+        if seat is not None and seat not in self._owing_blind():
+            hand = self._order.sorted_codes(self.hands[seat])
+        draw_card = None
+        if phase == "draw" and seat == self._turn:
+            draw_card = CODES[self._stock[self._stock_pos]]
+        last_trick = None
+        if self._last_trick is not None:
+            cards, winner = self._last_trick
+            last_trick = {"cards": _seat_cards(cards), "winner": winner}
+        return {
+            "phase": phase,
+            "seat": seat,
+            "players": self._n,
+            "sides": self.sides,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "hand": hand,
+            "hand_sizes": [len(cards) for cards in self.hands],
+            "bids": list(self.bids),
+            "contracts": list(self._contracts) if self._contracts is not None else None,
+            "trick": _seat_cards(self._trick),
+            "last_trick": last_trick,
+            "played": _seat_cards(self._played),
+            "tricks_won": list(self.tricks_won),
+            "spades_broken": self._spades_broken,
+            "scores": self.scores,
+            "target_score": self.rules.target_score,
+            "legal": self.legal(seat) if seat is not None else [],
+            "pending": self.pending,
+            "draw_card": draw_card,
+            "stock_size": len(self._stock) - self._stock_pos if phase == "draw" else 0,
+            "hand_number": self.hand_number,
+            "last_hand": self.hand_results[-1] if self.hand_results else None,
+            "winner": self.winner,
+        }
+
+    @property
+    def pending(self) -> list[int]:
+        """Seats that still owe a blind nil decision or a pass (seats only, no cards)."""
+        if self.phase == "blind":
+            return self._owing_blind()
+        if self.phase == "pass":
+            return self.turn
+        return []
+
+    # ------------------------------------------------------------------ save/restore
+
+    def to_state(self) -> dict[str, Any]:
+        """Everything needed to rebuild this exact game, JSON-safe.
+
+        Holds every secret (hands, stock, seed): keep it on the server, never send it.
+        """
+        return {
+            "format": STATE_FORMAT,
+            "rules": self.rules.model_dump(),
+            "seed": self.seed,
+            "decks": [[CODES[c] for c in deck] for deck in self.decks],
+            "first_dealer": self.first_dealer,
+            "dealer": self.dealer,
+            "hand_number": self.hand_number,
+            "phase": self.phase,
+            "turn": self._turn,
+            "scores": [list(side) for side in self._scores],
+            "winner": self.winner,
+            "hands": [[CODES[c] for c in cards] for cards in self.hands],
+            "bids": list(self.bids),
+            "contracts": self._contracts,
+            "blind_queue": list(self._blind_queue),
+            "passers": list(self._passers),
+            "passes": [[seat, [CODES[c] for c in cards]] for seat, cards in self._passes.items()],
+            "stock": [CODES[c] for c in self._stock],
+            "stock_pos": self._stock_pos,
+            "trick": [[seat, CODES[c]] for seat, c in self._trick],
+            "played": [[seat, CODES[c]] for seat, c in self._played],
+            "tricks_won": list(self.tricks_won),
+            "trick_number": self._trick_number,
+            "spades_broken": self._spades_broken,
+            "forced_lead": None if self._forced_lead is None else CODES[self._forced_lead],
+            "deal": self._deal,
+            "last_trick": None
+            if self._last_trick is None
+            else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
+            "hand_results": self.hand_results,
+            "log": [[seat, action] for seat, action in self.log],
+        }
+
+    @classmethod
+    def from_state(cls, data: dict[str, Any]) -> Game:
+        """The game ``to_state()`` described, continuing exactly as the original would.
+
+        >>> game = Game(Rules.preset("standard"), seed=1)
+        >>> Game.from_state(game.to_state()).to_state() == game.to_state()
+        True
+        """
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise ValueError("not a saved Spades game of a known format")
+        game = cls.__new__(cls)
+        game.rules = Rules.model_validate(data["rules"])
+        game.seed = data["seed"]
+        game.decks = [_checked_deck(game.rules, deck) for deck in data["decks"]]
+        game.first_dealer = data["first_dealer"]
+        game._setup()
+        game.dealer = data["dealer"]
+        game.hand_number = data["hand_number"]
+        game.phase = data["phase"]
+        game._turn = data["turn"]
+        game._scores = [list(side) for side in data["scores"]]
+        game.winner = data["winner"]
+        game.hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
+        game.bids = list(data["bids"])
+        game._contracts = data["contracts"]
+        game._blind_queue = list(data["blind_queue"])
+        game._passers = list(data["passers"])
+        game._passes = {seat: [INDEX[code] for code in cards] for seat, cards in data["passes"]}
+        game._stock = [INDEX[code] for code in data["stock"]]
+        game._stock_pos = data["stock_pos"]
+        game._trick = [(seat, INDEX[code]) for seat, code in data["trick"]]
+        game._played = [(seat, INDEX[code]) for seat, code in data["played"]]
+        game.tricks_won = list(data["tricks_won"])
+        game._trick_number = data["trick_number"]
+        game._spades_broken = data["spades_broken"]
+        game._forced_lead = None if data["forced_lead"] is None else INDEX[data["forced_lead"]]
+        game._deal = data["deal"]
+        last = data["last_trick"]
+        game._last_trick = (
+            None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
+        )
+        game.hand_results = list(data["hand_results"])
+        game.log = [(seat, action) for seat, action in data["log"]]
+        return game
+
+    # ------------------------------------------------------------------ hand setup
+
+    def _start_hand(self, events: list[dict[str, Any]]) -> None:
+        n = self._n
+        self.hand_number += 1
+        self.dealer = (self.dealer + 1) % n
+        index = self.hand_number - 1
+        if index < len(self.decks):
+            deck = list(self.decks[index])
+        else:
+            deck = list(self._base_deck)
+            random.Random(f"spades:{self.seed}:hand:{index}").shuffle(deck)
+        self.bids: list[int | str | None] = [None] * n
+        self.tricks_won = [0] * n
+        self._contracts: list[int] | None = None
+        self._trick: list[tuple[int, int]] = []
+        self._played: list[tuple[int, int]] = []
+        self._trick_number = 0
+        self._spades_broken = False
+        self._forced_lead: int | None = None
+        self._passers: list[int] = []
+        self._passes: dict[int, list[int]] = {}
+        self._deal: list[list[str]] = []
+        self._legal_cache = None
+        if n == 2:
+            self.hands: list[list[int]] = [[], []]
+            self._stock = deck
+        else:
+            self.hands = [[] for _ in range(n)]
+            for offset in range(n):
+                self.hands[(self.dealer + 1 + offset) % n] = deck[offset::n]
+            self._stock = []
+        self._stock_pos = 0
+        self.phase = "blind"
+        self._turn = (self.dealer + 1) % n
+        events.append(
+            {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
+        )
+        order = self._bidding_order()
+        self._blind_queue = [seat for seat in order if self._blind_eligible(seat)]
+        self._continue_blind()
+
+    def _bidding_order(self) -> list[int]:
+        n = self._n
+        return [(self.dealer + 1 + offset) % n for offset in range(n)]
+
+    def _blind_eligible(self, seat: int) -> bool:
+        rules = self.rules
+        if not (rules.blind_nil and rules.nil):
+            return False
+        if rules.blind_nil_behind_by is None:
+            return True
+        own = self._side_of[seat]
+        leader = max(score for side, (score, _) in enumerate(self._scores) if side != own)
+        return leader - self._scores[own][0] >= rules.blind_nil_behind_by
+
+    def _partner(self, seat: int) -> int | None:
+        seats = self._sides[self._side_of[seat]]
+        return next((other for other in seats if other != seat), None)
+
+    def _skips_blind(self, seat: int) -> bool:
+        """A player whose partner declared blind nil is not asked when min_team_bid > 0."""
+        partner = self._partner(seat)
+        return (
+            self.rules.min_team_bid > 0 and partner is not None and self.bids[partner] == BLIND_NIL
+        )
+
+    def _owing_blind(self) -> list[int]:
+        if self.phase != "blind":
+            return []
+        return [seat for seat in self._blind_queue if not self._skips_blind(seat)]
+
+    def _continue_blind(self) -> None:
+        queue = self._blind_queue
+        while queue and self._skips_blind(queue[0]):
+            queue.pop(0)
+        if queue:
+            self.phase = "blind"
+            self._turn = queue[0]
+            return
+        declared = [seat for seat in range(self._n) if self.bids[seat] == BLIND_NIL]
+        if declared and self.rules.partnerships and self.rules.blind_nil_pass > 0:
+            passers = set(declared)
+            for seat in declared:
+                partner = self._partner(seat)
+                if partner is not None:
+                    passers.add(partner)
+            self._passers = sorted(passers)
+            self.phase = "pass"
+            return
+        self._after_pass()
+
+    def _after_pass(self) -> None:
+        if self._n == 2:
+            self.phase = "draw"
+            self._turn = (self.dealer + 1) % 2
+            return
+        self._start_bidding()
+
+    def _start_bidding(self) -> None:
+        self._deal = [self._order.sorted_codes(cards) for cards in self.hands]
+        self.phase = "bid"
+        waiting = [seat for seat in self._bidding_order() if self.bids[seat] is None]
+        if waiting:
+            self._turn = waiting[0]
+        else:
+            self._start_play()
+
+    # ------------------------------------------------------------------ setup actions
+
+    def _declare_blind(self, seat: int, declare: bool) -> list[dict[str, Any]]:
+        self._blind_queue.pop(0)
+        if declare:
+            self.bids[seat] = BLIND_NIL
+        self._record(seat, {"type": "blind_nil", "declare": declare})
+        self._continue_blind()
+        return [{"type": "blind_nil", "seat": seat, "declare": declare}]
+
+    def _choose_pass(self, seat: int, cards: list[int]) -> list[dict[str, Any]]:
+        self._passes[seat] = cards
+        self._record(seat, {"type": "pass", "cards": self._order.sorted_codes(cards)})
+        events: list[dict[str, Any]] = [{"type": "pass_chosen", "seat": seat}]
+        if len(self._passes) < len(self._passers):
+            return events
+        for giver, given in self._passes.items():
+            for card in given:
+                self.hands[giver].remove(card)
+        for giver, given in self._passes.items():
+            receiver = self._partner(giver)
+            assert receiver is not None
+            self.hands[receiver].extend(given)
+            events.append(
+                {
+                    "type": "pass",
+                    "seat": giver,
+                    "to": receiver,
+                    "cards": self._order.sorted_codes(given),
+                }
+            )
+        self._after_pass()
+        return events
+
+    def _draw(self, seat: int, keep: bool) -> list[dict[str, Any]]:
+        top = self._stock_pos
+        self.hands[seat].append(self._stock[top if keep else top + 1])
+        self._stock_pos += 2
+        self._record(seat, {"type": "draw", "keep": keep})
+        if self._stock_pos >= len(self._stock):
+            self._start_bidding()
+        else:
+            self._turn = 1 - seat
+        return [{"type": "draw", "seat": seat}]
+
+    # ------------------------------------------------------------------ bidding
+
+    def _legal_bids(self, seat: int) -> list[int]:
+        rules = self.rules
+        top = self._hand_size
+        allow_nil = rules.nil
+        partner = self._partner(seat)
+        partner_bid = None if partner is None else self.bids[partner]
+        if partner is None:
+            low = max(1, rules.min_team_bid)
+        elif partner_bid is None:
+            low = 1
+        elif is_nil(partner_bid):
+            low = max(1, rules.min_team_bid)
+            allow_nil = allow_nil and rules.min_team_bid == 0
+        elif rules.bidding == "team":
+            low = max(1, int(partner_bid), rules.min_team_bid)
+        else:
+            low = max(1, rules.min_team_bid - int(partner_bid))
+        return ([0] if allow_nil else []) + list(range(low, top + 1))
+
+    def _bid(self, seat: int, bid: int) -> list[dict[str, Any]]:
+        self.bids[seat] = bid
+        self._record(seat, {"type": "bid", "bid": bid})
+        events: list[dict[str, Any]] = [{"type": "bid", "seat": seat, "bid": bid}]
+        partner = self._partner(seat)
+        minimum = self.rules.min_team_bid
+        if bid == 0 and partner is not None:
+            partner_bid = self.bids[partner]
+            if isinstance(partner_bid, int) and 0 < partner_bid < minimum:
+                self.bids[partner] = minimum
+                events.append({"type": "bid_raised", "seat": partner, "bid": minimum})
+        waiting = [s for s in self._bidding_order() if self.bids[s] is None]
+        if not waiting:
+            self._start_play()
+            return events
+        n = self._n
+        self._turn = next(
+            (seat + step) % n for step in range(1, n) if self.bids[(seat + step) % n] is None
+        )
+        return events
+
+    # ------------------------------------------------------------------ play
+
+    def _start_play(self) -> None:
+        rules = self.rules
+        bids = self.bids
+        self._contracts = [side_contract(rules, [bids[s] for s in seats]) for seats in self._sides]
+        self.phase = "play"
+        self._turn = (self.dealer + 1) % self._n
+        self._legal_cache = None
+        if rules.first_lead == "two_clubs":
+            clubs = [
+                (self._power[card], position, card, seat)
+                for position, seat in enumerate(self._bidding_order())
+                for card in self.hands[seat]
+                if self._suit[card] == CLUBS
+            ]
+            if clubs:
+                _, _, card, seat = min(clubs)
+                self._forced_lead = card
+                self._turn = seat
+
+    def _legal_plays(self) -> list[int]:
+        cached = self._legal_cache
+        if cached is not None:
+            return cached
+        hand = self.hands[self._turn]
+        suit = self._suit
+        if self._trick_number == 0 and self.rules.first_lead == "lowest_club":
+            clubs = [c for c in hand if suit[c] == CLUBS]
+            if clubs:
+                result = [min(clubs, key=self._power.__getitem__)]
+            else:
+                result = [c for c in hand if suit[c] != SPADES] or list(hand)
+        elif not self._trick:
+            if self._trick_number == 0 and self._forced_lead is not None:
+                result = [self._forced_lead]
+            elif self.rules.spades_broken_to_lead and not self._spades_broken:
+                result = [c for c in hand if suit[c] != SPADES] or list(hand)
+            else:
+                result = list(hand)
+        else:
+            led = suit[self._trick[0][1]]
+            result = [c for c in hand if suit[c] == led] or list(hand)
+        if self._duplicates:
+            result = list(dict.fromkeys(result))
+        self._legal_cache = result
+        return result
+
+    def _play_card(self, seat: int, card: int) -> list[dict[str, Any]]:
+        self.hands[seat].remove(card)
+        self._legal_cache = None
+        code = CODES[card]
+        self.log.append((seat, {"type": "play", "card": code}))
+        trick = self._trick
+        trick.append((seat, card))
+        if self._suit[card] == SPADES:
+            self._spades_broken = True
+        events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": code}]
+        if len(trick) < self._n:
+            self._turn = (seat + 1) % self._n
+            return events
+        winner = self._trick_winner()
+        self.tricks_won[winner] += 1
+        self._played.extend(trick)
+        self._last_trick = (trick, winner)
+        self._trick = []
+        self._trick_number += 1
+        events.append(
+            {
+                "type": "trick",
+                "winner": winner,
+                "cards": _seat_cards(trick),
+                "number": self._trick_number,
+            }
+        )
+        self._turn = winner
+        if self._trick_number == self._hand_size:
+            self._finish_hand(events)
+        return events
+
+    def _trick_winner(self) -> int:
+        trick = self._trick
+        suit = self._suit
+        power = self._power
+        led = suit[trick[0][1]]
+        first_lowest_club = self._trick_number == 0 and self.rules.first_lead == "lowest_club"
+        if first_lowest_club and any(suit[card] == CLUBS for _, card in trick):
+            led = CLUBS
+        later_wins = self.rules.duplicate_later_wins
+        best_seat, best_key = trick[0][0], -1
+        for seat, card in trick:
+            card_suit = suit[card]
+            if card_suit == SPADES:
+                key = 100 + power[card]
+            elif card_suit == led:
+                key = power[card]
+            else:
+                continue
+            if key > best_key or (later_wins and key == best_key):
+                best_seat, best_key = seat, key
+        return best_seat
+
+    # ------------------------------------------------------------------ scoring
+
+    def _finish_hand(self, events: list[dict[str, Any]]) -> None:
+        rules = self.rules
+        sides = score_sides(rules, self.bids, self.tricks_won, self.scores)
+        self._scores = [[side["score"], side["bags"]] for side in sides]
+        result = {
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "bids": list(self.bids),
+            "tricks": list(self.tricks_won),
+            "sides": sides,
+            "deal": self._deal,
+        }
+        self.hand_results.append(result)
+        events.append({"type": "hand_scored", **result})
+        self.winner = self._game_winner(sides)
+        if self.winner is not None:
+            self.phase = "over"
+            events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})
+            return
+        self._start_hand(events)
+
+    def _game_winner(self, sides: list[dict[str, Any]]) -> int | None:
+        rules = self.rules
+        if rules.all_tricks == "win":
+            for index, side in enumerate(sides):
+                if side["all_tricks"]:
+                    return index
+        totals = [score for score, _ in self._scores]
+        ended = max(totals) >= rules.target_score or (
+            rules.lose_score is not None and min(totals) <= rules.lose_score
+        )
+        if not ended:
+            return None
+        leaders = [index for index, score in enumerate(totals) if score == max(totals)]
+        return leaders[0] if len(leaders) == 1 else None
+
+    # ------------------------------------------------------------------ checking input
+
+    def _record(self, seat: int, action: dict[str, Any]) -> None:
+        self.log.append((seat, action))
+
+    def _is_seat(self, seat: object) -> bool:
+        return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self._n
+
+    def _check_action(self, seat: object, action: object) -> tuple[str, Any]:
+        if not self._is_seat(seat):
+            raise IllegalAction("bad_seat", f"There is no seat {seat!r} at this table")
+        if not isinstance(action, dict):
+            raise IllegalAction("bad_action", "An action must be an object with a type")
+        kind = action.get("type")
+        if not isinstance(kind, str) or kind not in ACTION_FIELDS:
+            raise IllegalAction(
+                "bad_action", f"Unknown action type; use one of {', '.join(ACTION_FIELDS)}"
+            )
+        if self.phase == "over":
+            raise IllegalAction("game_over", "The game is over")
+        if seat not in self.turn:
+            waiting = ", ".join(str(s) for s in self.turn)
+            raise IllegalAction("not_your_turn", f"It is not your turn: waiting for seat {waiting}")
+        if PHASE_ACTION[self.phase] != kind:
+            raise IllegalAction(
+                "wrong_phase", f"It is time to {PHASE_WORDS[self.phase]}, not to {kind}"
+            )
+        field = ACTION_FIELDS[kind]
+        if set(action) != {"type", field}:
+            raise IllegalAction("bad_action", f'A "{kind}" action has exactly "type" and "{field}"')
+        return kind, action[field]
+
+    def _checked_card(self, seat: int, code: object) -> int:
+        if not isinstance(code, str) or code not in INDEX:
+            raise IllegalAction("bad_action", f"Not a card: {code!r}")
+        card = INDEX[code]
+        if card in self._legal_plays():
+            return card
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalAction("not_in_hand", f"You do not hold the {card_name(code)}")
+        suit = self._suit
+        if self._trick_number == 0 and self.rules.first_lead == "lowest_club":
+            clubs = [c for c in hand if suit[c] == CLUBS]
+            if clubs:
+                lowest = card_name(CODES[min(clubs, key=self._power.__getitem__)])
+                message = f"On the first trick you must play your lowest club, the {lowest}"
+            else:
+                message = "On the first trick you may play a spade only if you hold nothing else"
+            raise IllegalAction("first_trick", message)
+        if not self._trick:
+            if self._trick_number == 0 and self._forced_lead is not None:
+                lowest = card_name(CODES[self._forced_lead])
+                raise IllegalAction("first_trick", f"The first trick must be led with the {lowest}")
+            raise IllegalAction(
+                "spades_not_broken", "You cannot lead a spade until spades are broken"
+            )
+        led = SUITS[suit[self._trick[0][1]]]
+        raise IllegalAction(
+            "must_follow_suit", f"You must follow suit: you hold a {SUIT_SINGULAR[led]}"
+        )
+
+    def _checked_bid(self, seat: int, bid: object) -> int:
+        if isinstance(bid, bool) or not isinstance(bid, int):
+            raise IllegalAction("bad_bid", "A bid is a whole number (0 is nil)")
+        allowed = self._legal_bids(seat)
+        if bid in allowed:
+            return bid
+        numbers = [b for b in allowed if b > 0]
+        span = f"{numbers[0]} to {numbers[-1]}" if numbers else "nothing"
+        nil = "nil (0) or " if 0 in allowed else ""
+        raise IllegalAction("bad_bid", f"Your bid must be {nil}{span}")
+
+    def _checked_pass(self, seat: int, cards: object) -> list[int]:
+        count = self.rules.blind_nil_pass
+        message = f"Pass exactly {count} card{'s' if count != 1 else ''} from your hand"
+        if not isinstance(cards, list) or len(cards) != count:
+            raise IllegalAction("bad_pass", message)
+        if not all(isinstance(code, str) and code in INDEX for code in cards):
+            raise IllegalAction("bad_pass", message)
+        chosen = [INDEX[code] for code in cards]
+        if Counter(chosen) - Counter(self.hands[seat]):
+            raise IllegalAction("bad_pass", message)
+        return chosen
+
+
+def _checked_bool(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise IllegalAction("bad_action", f'"{field}" must be true or false')
+    return value
+
+
+def _seat_cards(cards: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    return [{"seat": seat, "card": CODES[card]} for seat, card in cards]
+
+
+def _checked_deck(rules: Rules, deck: object) -> list[int]:
+    """A given deck as ints; ValueError unless it is exactly this table's deck."""
+    expected = Counter(deck_codes(rules.players, rules.deck))
+    if not isinstance(deck, list) or not all(isinstance(code, str) for code in deck):
+        raise ValueError("each deck must be a list of card codes")
+    if Counter(deck) != expected:
+        raise ValueError(
+            f"a deck must hold exactly the {sum(expected.values())} cards of this table"
+        )
+    return [INDEX[code] for code in deck]

@@ -1,0 +1,160 @@
+"""Scoring a hand (RULES.md §8): one pure function, used by the game and by tools.
+
+>>> rules = Rules.preset("standard")
+>>> score_hand(rules, [3, 2, 4, 2], [5, 1, 3, 4], [{"score": 0, "bags": 0}] * 2)
+[{'score': 71, 'bags': 1}, {'score': 41, 'bags': 1}]
+
+Decisions where RULES.md is silent:
+
+- Under ``bidding: "team"`` the second partner's number is at least the first's, so a
+  side's contract is the larger of its non-nil bids; ``score_hand`` needs no bid order.
+- A bid of 0 is always nil (``nil: false`` forbids it at the table, so it never comes up).
+- Bags from overtricks and from failed nils count the same; the side loses
+  ``bag_penalty`` once for every ``bag_limit`` bags reached, after this hand's points.
+- The ``all_tricks`` bonus goes to the side whose members took every trick, whether or
+  not its contract or nils were made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from server.engine.rules import Rules
+
+Bid = int | str
+BLIND_NIL = "blind_nil"
+
+
+def score_hand(
+    rules: Rules,
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    scores: Sequence[dict[str, int]],
+) -> list[dict[str, int]]:
+    """Each side's ``{"score", "bags"}`` after a hand (RULES.md §8).
+
+    ``bids`` are final bids per seat (after any nil raise; 0 nil, ``"blind_nil"``),
+    ``tricks`` the tricks each seat won, ``scores`` each side's standing before the hand.
+    The game-ending effect of ``all_tricks: "win"`` is the game's business, not this.
+
+    >>> rules = Rules.preset("standard")
+    >>> score_hand(rules, [7, 1, 0, 1], [6, 4, 0, 3], [{"score": 0, "bags": 0}] * 2)
+    [{'score': 30, 'bags': 0}, {'score': 25, 'bags': 5}]
+    """
+    return [
+        {"score": side["score"], "bags": side["bags"]}
+        for side in score_sides(rules, bids, tricks, scores)
+    ]
+
+
+def score_sides(
+    rules: Rules,
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    scores: Sequence[dict[str, int]],
+) -> list[dict[str, Any]]:
+    """The full breakdown behind :func:`score_hand`, one dict per side.
+
+    Each dict: ``seats``, ``contract``, ``taken``, ``points`` (this hand's change),
+    ``score``, ``bags`` (after), ``bag_penalty`` (points lost to bags this hand),
+    ``nil`` (``[{"seat", "blind", "made", "points"}]``) and ``all_tricks``.
+    """
+    sides = rules.sides
+    if len(bids) != rules.players or len(tricks) != rules.players:
+        raise ValueError(f"need one bid and one trick count per seat ({rules.players})")
+    if len(scores) != len(sides):
+        raise ValueError(f"need one score per side ({len(sides)})")
+    total_tricks = sum(tricks)
+    return [
+        _score_side(rules, seats, bids, tricks, scores[index], total_tricks)
+        for index, seats in enumerate(sides)
+    ]
+
+
+def is_nil(bid: Bid) -> bool:
+    """Whether a final bid is nil or blind nil."""
+    return bid == 0 or bid == BLIND_NIL
+
+
+def side_contract(rules: Rules, side_bids: Sequence[Bid]) -> int:
+    """A side's contract from its members' final bids (RULES.md §6).
+
+    >>> side_contract(Rules.preset("standard"), [3, 4])
+    7
+    >>> side_contract(Rules.preset("competitive"), [3, 5])
+    5
+    >>> side_contract(Rules.preset("standard"), [0, "blind_nil"])
+    0
+    """
+    numbers = [int(bid) for bid in side_bids if not is_nil(bid)]
+    if not numbers:
+        return 0
+    return max(numbers) if rules.bidding == "team" else sum(numbers)
+
+
+def _score_side(
+    rules: Rules,
+    seats: list[int],
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    before: dict[str, int],
+    total_tricks: int,
+) -> dict[str, Any]:
+    contract = side_contract(rules, [bids[seat] for seat in seats])
+    points = 0
+    bags = 0
+    taken = 0
+    nils = []
+    for seat in seats:
+        if not is_nil(bids[seat]):
+            taken += tricks[seat]
+            continue
+        blind = bids[seat] == BLIND_NIL
+        made = tricks[seat] == 0
+        if blind:
+            nil_points = rules.blind_nil_bonus if made else -rules.blind_nil_penalty
+        else:
+            nil_points = rules.nil_bonus if made else -rules.nil_penalty
+        nils.append({"seat": seat, "blind": blind, "made": made, "points": nil_points})
+        points += nil_points
+        if rules.nil_tricks == "contract" and contract > 0:
+            taken += tricks[seat]
+        else:
+            bags += tricks[seat]
+    if contract > 0:
+        points += _contract_points(rules, contract, taken)
+        if taken >= contract:
+            bags += taken - contract
+    points += bags
+    score = before["score"] + points
+    bag_count = before["bags"]
+    penalty = 0
+    if rules.bags:
+        bag_count += bags
+        while bag_count >= rules.bag_limit:
+            bag_count -= rules.bag_limit
+            penalty += rules.bag_penalty
+    else:
+        bag_count = 0
+    all_tricks = total_tricks > 0 and sum(tricks[seat] for seat in seats) == total_tricks
+    bonus = rules.all_tricks_bonus if all_tricks and rules.all_tricks == "bonus" else 0
+    score += bonus - penalty
+    return {
+        "seats": list(seats),
+        "contract": contract,
+        "taken": taken,
+        "points": score - before["score"],
+        "score": score,
+        "bags": bag_count,
+        "bag_penalty": penalty,
+        "nil": nils,
+        "all_tricks": all_tricks,
+    }
+
+
+def _contract_points(rules: Rules, contract: int, taken: int) -> int:
+    made = taken >= contract
+    if rules.ten_for_two_hundred and contract >= 10:
+        return 20 * contract if made else -rules.ten_for_two_hundred_set
+    return 10 * contract if made else -10 * contract
