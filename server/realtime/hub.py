@@ -450,7 +450,12 @@ class TableHub:
         record = await self.store.load(room.id)
         if record is None:
             return
+        seen = room.version
         room.load(record)
+        for line in room.chat:
+            if line["version"] > seen:
+                for listener in room.listeners:
+                    listener.send({"type": "chat", **line})
         for listener in room.listeners:
             if listener.seat is not None and room.seats[listener.seat].token_hash is None:
                 listener.seat = None
