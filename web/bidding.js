@@ -31,8 +31,8 @@ function bidHint(page) {
     if (partner === seat) continue;
     const bid = view.bids?.[partner];
     words.push(bid === null || bid === undefined
-      ? `${nameOf(page, partner)} has not bid yet`
-      : `${nameOf(page, partner)} (partner) bid ${bidWords(bid)}`);
+      ? `Partner ${nameOf(page, partner)} has not bid yet`
+      : `Partner ${nameOf(page, partner)} bid ${bidWords(bid)}`);
   }
   const others = view.bids
     .map((bid, other) => ({ bid, other }))

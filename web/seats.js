@@ -25,7 +25,7 @@ function tricksLine(view, seat) {
   const bid = bidWords(view.bids?.[seat]);
   const won = view.tricks_won?.[seat] ?? 0;
   if (bid === null) {
-    return el("span", { class: "tricks muted" }, view.phase === "bid" ? "no bid yet" : "");
+    return el("span", { class: "tricks muted" }, view.phase === "bid" ? "no bid" : "");
   }
   const spoken = `${won} tricks won, bid ${bid}`;
   return el("span", { class: "tricks", "aria-label": spoken, title: spoken }, `${won} / ${bid}`);

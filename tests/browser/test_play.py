@@ -129,6 +129,12 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
             players[0].wait_for_timeout(50)
 
     assert reloaded, "player 2 never reached the middle of the hand"
+    players[1].get_by_role("button", name="Last trick").click()
+    review = players[1].locator("#last-trick")
+    review.wait_for()
+    assert review.locator("li").count() == 4
+    assert review.locator("li.winner").count() == 1
+    review.get_by_role("button", name="Close").click()
     summary = players[0].locator(".hand-summary")
     summary.wait_for()
     assert "Hand 1 scored" in summary.text_content()
