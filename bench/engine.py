@@ -12,6 +12,9 @@ Run: ``.venv/bin/python bench/engine.py [--seconds 3] [--decisions 20000] [--gam
 3. Bots against random players: games won by the bot side (``standard`` and
    ``cutthroat``).
 
+Times are this process's CPU time (``time.process_time``), so that other work on a
+shared machine does not count against the engine; the wall-clock rate is printed too.
+
 ``--profile PRESET`` runs the random-play loop of one preset under cProfile instead and
 prints the hottest functions.
 """
@@ -49,65 +52,71 @@ def fast_step(game: Game, rng: random.Random) -> None:
 
 def hands_per_second(
     rules: Rules, seconds: float, step: Callable[[Game, random.Random], None]
-) -> float:
-    """Finished hands per second of random play, new games started as old ones end."""
+) -> tuple[float, float]:
+    """Finished hands per CPU second and per wall second of random play, new games
+    started as old ones end, for ``seconds`` of CPU time."""
     rng = random.Random(1)
     seed = 0
     hands = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    deadline = cpu_start + seconds
+    while time.process_time() < deadline:
         game = Game(rules, seed=seed)
         seed += 1
-        while game.winner is None and time.perf_counter() < deadline:
+        while game.winner is None and time.process_time() < deadline:
             for _ in range(200):
                 step(game, rng)
                 if game.winner is not None:
                     break
         hands += len(game.hand_results)
-    return hands / (time.perf_counter() - start)
+    cpu, wall = time.process_time() - cpu_start, time.perf_counter() - wall_start
+    return hands / cpu, hands / wall
 
 
-def bench_random_play(seconds: float) -> None:
+def bench_random_play(seconds: float, presets: list[str]) -> None:
     has_fast_path = hasattr(Game, "legal_cards") and hasattr(Game, "play")
-    print(f"Random play, hands per second ({seconds:g} s each, one core)")
-    header = f"  {'preset':<12} {'deck':<14} {'legal()+act()':>14}"
-    print(header + (f" {'fast path':>10}" if has_fast_path else ""))
-    for preset in Rules.preset_names():
+    print(f"Random play, hands per CPU second (wall-clock rate in brackets), {seconds:g} s each")
+    header = f"  {'preset':<12} {'deck':<14} {'legal()+act()':>22}"
+    print(header + (f" {'fast path':>22}" if has_fast_path else ""), flush=True)
+    for preset in presets:
         for deck in DECKS:
             rules = Rules.preset(preset, deck=deck)
-            line = (
-                f"  {preset:<12} {deck:<14} {hands_per_second(rules, seconds, random_step):>14,.0f}"
-            )
+            line = f"  {preset:<12} {deck:<14} {_rates(rules, seconds, random_step):>22}"
             if has_fast_path:
-                line += f" {hands_per_second(rules, seconds, fast_step):>10,.0f}"
+                line += f" {_rates(rules, seconds, fast_step):>22}"
             print(line, flush=True)
 
 
+def _rates(rules: Rules, seconds: float, step: Callable[[Game, random.Random], None]) -> str:
+    cpu, wall = hands_per_second(rules, seconds, step)
+    return f"{cpu:,.0f} ({wall:,.0f})"
+
+
 def bench_bot_decisions(decisions: int) -> None:
-    """Bots play every preset against each other; every decision is timed."""
-    decide: list[float] = []
-    view_times: list[float] = []
+    """Bots play every preset against each other; every decision is timed in CPU time."""
+    decide: list[int] = []
+    view_times: list[int] = []
     rng = random.Random(7)
     presets = Rules.preset_names()
     seed = 0
+    clock = time.process_time_ns
     while len(decide) < decisions:
         rules = Rules.preset(presets[seed % len(presets)])
         game = Game(rules, seed=seed)
         seed += 1
         while game.winner is None and len(decide) < decisions:
             seat = game.turn[0]
-            t0 = time.perf_counter()
+            t0 = clock()
             view = game.view(seat)
-            t1 = time.perf_counter()
+            t1 = clock()
             action = choose_action(rules, view, rng=rng)
-            t2 = time.perf_counter()
+            t2 = clock()
             game.act(seat, action)
             view_times.append(t1 - t0)
             decide.append(t2 - t1)
-    print(f"Basic bot, {len(decide):,} decisions over {seed} games of every preset")
+    print(f"Basic bot, {len(decide):,} decisions over {seed} games of every preset (CPU time)")
     for name, times in (("choose_action", decide), ("game.view", view_times)):
-        ms = sorted(t * 1000 for t in times)
+        ms = sorted(t / 1e6 for t in times)
         median, p99 = statistics.median(ms), ms[int(len(ms) * 0.99)]
         print(f"  {name:<14} median {median:.3f} ms, p99 {p99:.3f} ms, max {ms[-1]:.3f} ms")
 
@@ -142,9 +151,9 @@ def profile(preset: str, seconds: float) -> None:
     rules = Rules.preset(preset)
     profiler = cProfile.Profile()
     profiler.enable()
-    hands = hands_per_second(rules, seconds, random_step)
+    cpu_rate, _ = hands_per_second(rules, seconds, random_step)
     profiler.disable()
-    print(f"{preset}: {hands:,.0f} hands/s under the profiler")
+    print(f"{preset}: {cpu_rate:,.0f} hands per CPU second under the profiler")
     pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
@@ -155,12 +164,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per preset and deck")
     parser.add_argument("--decisions", type=int, default=20_000, help="bot decisions to time")
     parser.add_argument("--games", type=int, default=40, help="bot-vs-random games per preset")
+    parser.add_argument(
+        "--presets", nargs="+", default=Rules.preset_names(), help="presets to time random play of"
+    )
     parser.add_argument("--profile", metavar="PRESET", help="profile random play of one preset")
     args = parser.parse_args()
     if args.profile:
         profile(args.profile, args.seconds)
         return
-    bench_random_play(args.seconds)
+    bench_random_play(args.seconds, args.presets)
     bench_bot_decisions(args.decisions)
     bench_bots_vs_random(args.games)
 

@@ -20,7 +20,7 @@ The ``basic`` level plays by the rules of thumb a club player learns first:
 ...     "AH", "KH", "AD", "KD", "AC", "2C", "3C", "4C", "5C"], "bids": [None] * 4,
 ...     "legal": [{"type": "bid", "bid": n} for n in range(14)]}
 >>> choose_action(Rules.preset("standard"), view)
-{'type': 'bid', 'bid': 9}
+{'type': 'bid', 'bid': 8}
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def _missing_above(powers: Sequence[int], deck_powers: Sequence[int], power: int
 
 
 def hand_strength(hand: Iterable[str], deck: str = "standard", players: int = 4) -> float:
-    """The number of tricks a hand should take, as a decent player would count them.
+    """The tricks a hand can count on, as a decent player counts them before the play
+    (low cards win a few more; ``TRICKS_FROM_STRENGTH`` turns this into a bid).
 
     Side suits: an ace, a king behind one missing card with a guard, a queen with two
     guards (each worth less the more likely the suit is ruffed by then). Spades: the top
@@ -119,25 +120,15 @@ def hand_strength(hand: Iterable[str], deck: str = "standard", players: int = 4)
     deck_powers = _deck_powers(players, deck)
     suits = _by_suit(order, (card_index(code) for code in hand))
     spades = [order.power[c] for c in suits[SPADES]]
-    trumps, high_spades = _spade_tricks(spades, deck_powers[SPADES], players)
-    total = trumps
+    high, length, winners = _spade_tricks(spades, deck_powers[SPADES], players)
+    total = high + length
     ruff_chances = 0.0
     for suit in (s for s in range(4) if s != SPADES):
         powers = [order.power[c] for c in suits[suit]]
         total += _side_suit_tricks(powers, deck_powers[suit], players)
         ruff_chances += (1.0, 0.6, 0.2)[len(powers)] if len(powers) < 3 else 0.0
-    length_tricks = trumps - high_spades
-    spare = len(spades) - _count_high(spades, deck_powers[SPADES]) - length_tricks
+    spare = len(spades) - winners - length
     return total + 0.7 * min(max(spare, 0), ruff_chances)
-
-
-def _count_high(powers: list[int], deck_powers: Sequence[int]) -> int:
-    """Spades counted as winners on their rank (see _spade_tricks)."""
-    return sum(
-        1
-        for j, p in enumerate(powers)
-        if _spade_card_value(_missing_above(powers, deck_powers, p), len(powers) - j - 1) >= 0.5
-    )
 
 
 def _spade_card_value(missing: int, guards: int) -> float:
@@ -152,18 +143,17 @@ def _spade_card_value(missing: int, guards: int) -> float:
 
 def _spade_tricks(
     powers: list[int], deck_powers: Sequence[int], players: int
-) -> tuple[float, float]:
-    """(spade tricks, the part of them that comes from high cards rather than length)."""
+) -> tuple[float, int, int]:
+    """(tricks from high spades, tricks from length, spades counted as likely winners)."""
     high = 0.0
-    counted = 0
+    winners = 0
     for j, power in enumerate(powers):
-        # The card's own copy sits in both counts; "above" is what others hold over it.
         value = _spade_card_value(_missing_above(powers, deck_powers, power), len(powers) - j - 1)
         high += value
-        counted += value >= 0.5
+        winners += value >= 0.5
     share = round(len(deck_powers) / players) + 1
-    length = min(max(len(powers) - share, 0), len(powers) - counted)
-    return high + length, high
+    length = min(max(len(powers) - share, 0), len(powers) - winners)
+    return high, length, winners
 
 
 def _side_suit_tricks(powers: list[int], deck_powers: Sequence[int], players: int) -> float:
@@ -246,6 +236,7 @@ class _Seat:
     contracts: list[Any] | None
     rng: random.Random | None
     _unseen: Counter[int] | None = field(default=None)
+    _voids: dict[int, set[int]] | None = field(default=None)
 
     @property
     def players(self) -> int:
@@ -286,8 +277,11 @@ class _Seat:
             self._unseen = unseen
         return self._unseen
 
+    @property
     def voids(self) -> dict[int, set[int]]:
         """Suits each seat has shown it lacks, from finished tricks and the current one."""
+        if self._voids is not None:
+            return self._voids
         voids: dict[int, set[int]] = {}
         n = self.players
         plays = self.played + self.trick
@@ -297,6 +291,7 @@ class _Seat:
             for seat, card in cards[1:]:
                 if self.order.suit[card] != led:
                     voids.setdefault(seat, set()).add(led)
+        self._voids = voids
         return voids
 
     def _led_suit(self, cards: list[tuple[int, int]], first_trick: bool) -> int:
@@ -625,7 +620,7 @@ def _holds(state: _Seat, card: int, seats: list[int]) -> bool:
     suit = state.order.suit[card]
     if suit == SPADES:
         return True
-    voids = state.voids()
+    voids = state.voids
     spades_out = any(
         count > 0 and state.order.suit[c] == SPADES for c, count in state.unseen.items()
     )
@@ -657,7 +652,7 @@ def _lead_for_tricks(state: _Seat, cards: list[int]) -> int:
     spades = [c for c in cards if state.order.suit[c] == SPADES]
     if len(spades) >= 2 and any(state.is_boss(c) for c in spades):
         return state.highest(spades)
-    voids = state.voids()
+    voids = state.voids
     for partner in state.teammates:
         feed = [c for c in cards if state.order.suit[c] in voids.get(partner, ())]
         if feed:
