@@ -290,6 +290,14 @@ function renderActionPanel() {
   if (unchanged(panel, key)) return;
   fill(panel, content);
   panel.hidden = !content;
+  const decision = content && !content.classList.contains("seat-picker");
+  if (decision && focusIsFree()) content.querySelector("button:not([disabled])")?.focus({ preventScroll: true });
+}
+
+/** Moving the focus for the player is fine unless they are busy elsewhere (chat, link). */
+function focusIsFree() {
+  const active = document.activeElement;
+  return !active || active === document.body || $("hand").contains(active) || $("action-panel").contains(active);
 }
 
 function handCard(code, playable, passing, myTurnToPlay) {
@@ -346,7 +354,9 @@ function renderHand() {
   fill(container, order.map((code) => handCard(code, playable.has(code), passing, myTurnToPlay)));
   container.style.setProperty("--cards", String(order.length));
   $("hand-label").textContent = order.length ? `Your hand (${order.length} cards)` : "";
-  if (focused) container.querySelector(`[data-card="${focused}"]:not([disabled])`)?.focus();
+  const again = focused && container.querySelector(`[data-card="${focused}"]:not([disabled])`);
+  if (again) again.focus({ preventScroll: true });
+  else if (myTurnToPlay && focusIsFree()) container.querySelector(".playable")?.focus({ preventScroll: true });
 }
 
 function renderLastTrickButton() {
