@@ -304,7 +304,7 @@ class TableHub:
         async def leave() -> None:
             if not 0 <= seat < len(room.seats):
                 raise no_such_seat()
-            if room.seat_for_token(token) != seat:
+            if await self._seat_for(room, token) != seat:
                 raise TableError("bad_token", "That token does not hold this seat.", 401)
             if room.status != "waiting":
                 raise TableError("started", "The game has started; the seat is kept.", 409)
@@ -319,7 +319,7 @@ class TableHub:
         room = await self.room(table_id)
 
         async def again() -> None:
-            if room.seat_for_token(token) is None:
+            if await self._seat_for(room, token) is None:
                 raise TableError("bad_token", "Only a seated player may ask for a rematch.", 401)
             if room.status != "over":
                 raise TableError("not_over", "The game is not over yet.", 409)
@@ -335,7 +335,7 @@ class TableHub:
         """A socket said hello: authenticate, mark the seat present, send the state."""
 
         async def hello() -> None:
-            seat = room.seat_for_token(token) if token else None
+            seat = await self._seat_for(room, token) if token else None
             if token and seat is None:
                 listener.send(error("bad_token", "That token holds no seat here; watching."))
             if listener in room.listeners and listener.seat != seat:
@@ -446,6 +446,15 @@ class TableHub:
                     await self._reload(room)
         raise TableError("conflict", "The table changed at the same moment; try again.")
 
+    async def _seat_for(self, room: Room, token: str) -> int | None:
+        """The seat of a token; an unknown token may be one another process just gave
+        out, so look again in the database before saying no."""
+        seat = room.seat_for_token(token)
+        if seat is None:
+            await self._reload(room)
+            seat = room.seat_for_token(token)
+        return seat
+
     async def _reload(self, room: Room) -> None:
         record = await self.store.load(room.id)
         if record is None:
@@ -456,6 +465,8 @@ class TableHub:
             if line["version"] > seen:
                 for listener in room.listeners:
                     listener.send({"type": "chat", **line})
+        if room.version == seen:
+            return
         for listener in room.listeners:
             if listener.seat is not None and room.seats[listener.seat].token_hash is None:
                 listener.seat = None
