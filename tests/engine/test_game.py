@@ -1,0 +1,236 @@
+"""Whole games: end of game (RULES.md §9), refusals, views, hand results, save/restore."""
+
+import json
+
+import pytest
+
+from server.engine import Game, IllegalAction, Rules, score_hand
+from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, stacked_game, with_scores
+
+STANDARD = Rules.preset("standard")
+
+
+def refused(game, seat, action):
+    before = game.to_state()
+    with pytest.raises(IllegalAction) as caught:
+        game.act(seat, action)
+    assert game.to_state() == before
+    return caught.value
+
+
+def side_zero_takes_all(rules, scores, bids=None):
+    """Seat 0 holds every spade and leads: side 0 takes all 13 tricks."""
+    game = with_scores(stacked_game(rules, SUIT_HANDS, dealer=3), scores)
+    bid_all(game, bids or {0: 7, 1: 1, 2: 0, 3: 1})
+    events = play_first_legal(game)
+    return game, events
+
+
+def test_game_ends_when_a_side_reaches_target_score():
+    game, events = side_zero_takes_all(STANDARD, [[330, 0], [0, 0]])
+    assert game.phase == "over" and game.winner == 0 and game.turn == []
+    assert events[-1] == {"type": "game_over", "winner": 0, "scores": game.scores}
+    assert game.scores[0] == {"score": 330 + 100 + 70 + 6, "bags": 6}
+    assert refused(game, 0, {"type": "bid", "bid": 3}).code == "game_over"
+    assert game.legal(0) == [] and game.view(0)["winner"] == 0
+
+
+def test_game_goes_on_below_target_score():
+    game, events = side_zero_takes_all(STANDARD, [[0, 0], [0, 0]])
+    assert game.phase == "bid" and game.winner is None and game.hand_number == 2
+    assert [e["type"] for e in events[-2:]] == ["hand_scored", "hand_start"]
+
+
+def test_target_score_is_configurable():
+    rules = Rules.preset("standard", target_score=150)
+    game, _ = side_zero_takes_all(rules, [[0, 0], [0, 0]])
+    assert game.winner == 0
+
+
+def test_game_ends_when_a_side_falls_to_lose_score():
+    rules = Rules.preset("standard", lose_score=-200)
+    game, _ = side_zero_takes_all(rules, [[0, 0], [-150, 0]], bids={0: 7, 1: 5, 2: 0, 3: 5})
+    assert game.scores[1]["score"] == -250
+    assert game.phase == "over" and game.winner == 0
+
+
+def test_tied_leaders_play_another_hand():
+    rules = Rules.preset("standard", target_score=100)
+    game, _ = side_zero_takes_all(rules, [[0, 0], [196, 0]])
+    assert [s["score"] for s in game.scores] == [176, 176]
+    assert game.phase != "over" and game.winner is None and game.hand_number == 2
+
+
+def test_all_tricks_win_ends_the_game_at_once():
+    rules = Rules.preset("standard", all_tricks="win")
+    game, _ = side_zero_takes_all(rules, [[-400, 0], [450, 0]])
+    assert game.winner == 0 and game.phase == "over"
+
+
+def test_all_tricks_bonus_is_added_to_the_score():
+    rules = Rules.preset("standard", all_tricks="bonus")
+    game, _ = side_zero_takes_all(rules, [[0, 0], [0, 0]])
+    assert game.scores[0]["score"] == 100 + 70 + 6 + 200
+    assert game.hand_results[0]["sides"][0]["all_tricks"] is True
+
+
+def test_hand_results_summarise_each_hand_and_match_score_hand():
+    game, events = side_zero_takes_all(STANDARD, [[0, 0], [0, 0]])
+    result = game.hand_results[0]
+    assert json.loads(json.dumps(result)) == result
+    scored = next(e for e in events if e["type"] == "hand_scored")
+    assert {k: v for k, v in scored.items() if k != "type"} == result
+    assert result["hand_number"] == 1 and result["dealer"] == 3
+    assert result["bids"] == [7, 1, 0, 1] and result["tricks"] == [13, 0, 0, 0]
+    assert result["deal"][0] == SUIT_HANDS[0].split()
+    side = result["sides"][0]
+    assert side["seats"] == [0, 2] and side["contract"] == 7 and side["taken"] == 13
+    assert side["points"] == 176 and side["bag_penalty"] == 0
+    assert side["nil"] == [{"seat": 2, "blind": False, "made": True, "points": 100}]
+    zero = [{"score": 0, "bags": 0}] * 2
+    assert score_hand(STANDARD, result["bids"], result["tricks"], zero) == [
+        {"score": s["score"], "bags": s["bags"]} for s in result["sides"]
+    ]
+    assert game.view(1)["last_hand"] == result
+
+
+@pytest.mark.parametrize(
+    ("action", "code"),
+    [
+        (None, "bad_action"),
+        ("bid 3", "bad_action"),
+        ({}, "bad_action"),
+        ({"type": "shout"}, "bad_action"),
+        ({"type": 3}, "bad_action"),
+        ({"type": "bid"}, "bad_action"),
+        ({"type": "bid", "bid": 3, "extra": 1}, "bad_action"),
+        ({"type": "bid", "bid": "3"}, "bad_bid"),
+        ({"type": "bid", "bid": True}, "bad_bid"),
+        ({"type": "bid", "bid": 3.0}, "bad_bid"),
+        ({"type": "bid", "bid": -1}, "bad_bid"),
+        ({"type": "bid", "bid": None}, "bad_bid"),
+        ({"type": "play", "card": "AS"}, "wrong_phase"),
+        ({"type": "blind_nil", "declare": True}, "wrong_phase"),
+    ],
+)
+def test_malformed_actions_are_refused_and_change_nothing(action, code):
+    game = Game(STANDARD, seed=3, dealer=3)
+    assert refused(game, 0, action).code == code
+
+
+@pytest.mark.parametrize("seat", [-1, 4, "0", None, True, 1.0])
+def test_seats_out_of_range_are_refused(seat):
+    game = Game(STANDARD, seed=3, dealer=3)
+    assert refused(game, seat, {"type": "bid", "bid": 3}).code == "bad_seat"
+
+
+def test_playing_refusals_name_the_rule():
+    game = stacked_game(STANDARD, {0: "AH 2C AS"})
+    bid_all(game, dict.fromkeys(range(4), 3))
+    assert refused(game, 1, {"type": "play", "card": "2D"}).code == "not_your_turn"
+    assert refused(game, 0, {"type": "play", "card": "KD"}).code == "not_in_hand"
+    assert refused(game, 0, {"type": "play", "card": "XX"}).code == "bad_action"
+    assert refused(game, 0, {"type": "play", "card": ["AH"]}).code == "bad_action"
+    assert refused(game, 0, {"type": "bid", "bid": 3}).code == "wrong_phase"
+    error = refused(game, 0, {"type": "play", "card": "KD"})
+    assert str(error) == "You do not hold the King of diamonds"
+
+
+def test_a_view_shows_only_the_viewers_own_cards():
+    game = Game(STANDARD, seed=11, dealer=3)
+    hands = game.to_state()["hands"]
+    for seat in range(4):
+        view = game.view(seat)
+        assert sorted(view["hand"]) == sorted(hands[seat])
+        others = {card for other in range(4) if other != seat for card in hands[other]}
+        assert not others & _cards_in(view)
+    spectator = game.view(None)
+    assert spectator["hand"] is None and spectator["legal"] == []
+    assert not _cards_in(spectator)
+
+
+def _cards_in(view):
+    from server.engine.cards import INDEX
+
+    text = json.dumps(view)
+    return {code for code in INDEX if f'"{code}"' in text}
+
+
+def test_view_holds_the_contract_fields():
+    game = Game(STANDARD, seed=11, dealer=3)
+    view = game.view(0)
+    for field in [
+        "phase",
+        "dealer",
+        "turn",
+        "hand",
+        "hand_sizes",
+        "bids",
+        "trick",
+        "tricks_won",
+        "scores",
+        "legal",
+        "hand_number",
+        "winner",
+        "players",
+        "sides",
+        "contracts",
+        "last_trick",
+        "played",
+        "last_hand",
+        "spades_broken",
+        "draw_card",
+        "pending",
+        "target_score",
+    ]:
+        assert field in view, field
+    assert view["legal"] == game.legal(0) and view["hand_number"] == 1
+    with pytest.raises(IllegalAction):
+        game.view(7)
+
+
+def test_state_round_trips_through_json_mid_game():
+    game = Game(Rules.preset("competitive", blind_nil_behind_by=None), seed=21)
+    for _ in range(40):
+        seat = game.turn[0]
+        game.act(seat, game.legal(seat)[-1])
+    restored = Game.from_state(json.loads(json.dumps(game.to_state())))
+    assert restored.to_state() == game.to_state()
+    for _ in range(300):
+        seat = game.turn[0]
+        action = game.legal(seat)[0]
+        assert restored.act(seat, action) == game.act(seat, action)
+    assert restored.to_state() == game.to_state()
+
+
+def test_replaying_the_log_rebuilds_the_game():
+    rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=None)
+    game = Game(rules, seed=8)
+    for step in range(200):
+        seat = game.turn[0]
+        legal = game.legal(seat)
+        game.act(seat, legal[step % len(legal)])
+    replay = Game(rules, seed=8)
+    for seat, action in game.log:
+        replay.act(seat, action)
+    assert replay.to_state() == game.to_state()
+
+
+def test_same_seed_same_shuffles_and_given_decks_come_first():
+    first, second = Game(STANDARD, seed=99), Game(STANDARD, seed=99)
+    assert first.to_state() == second.to_state()
+    assert Game(STANDARD, seed=100).to_state()["hands"] != first.to_state()["hands"]
+    deck = stacked_game(STANDARD, SUIT_HANDS).decks
+    assert deck
+
+
+def test_decks_must_be_the_tables_deck():
+    with pytest.raises(ValueError):
+        Game(STANDARD, decks=[["AS"] * 52], dealer=0)
+    with pytest.raises(ValueError):
+        Game(STANDARD, dealer=4)
+
+
+def test_from_state_refuses_foreign_data():
+    with pytest.raises(ValueError):
+        Game.from_state({"format": 999})
