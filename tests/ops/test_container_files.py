@@ -140,10 +140,12 @@ def test_compose_app_starts_after_healthy_services_and_applied_migrations():
 
 
 def test_compose_gives_the_app_only_settings_that_settings_reads(monkeypatch):
-    environment = compose()["services"]["app"]["environment"]
+    services = compose()["services"]
+    environment = services["app"]["environment"]
     known = settings_env_names()
-    unknown = {name for name in environment if name.upper() not in known}
-    assert not unknown, f"Settings does not read {sorted(unknown)}"
+    for name in ("app", "migrate"):
+        unknown = {key for key in services[name]["environment"] if key.upper() not in known}
+        assert not unknown, f"{name}: Settings does not read {sorted(unknown)}"
     assert with_defaults(environment["DATABASE_URL"]).startswith("postgresql+asyncpg://")
     assert environment["REDIS_URL"].startswith("redis://")
 
