@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.test_play import act_once, hand_of
+from tests.browser.playing import act_once, hand_of
 
 pytestmark = pytest.mark.browser
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.browser.test_play import act_once
+from tests.browser.playing import act_once
 
 pytestmark = pytest.mark.browser
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
+from tests.browser.playing import act_once, hand_of, take_seats
 
 pytestmark = pytest.mark.browser
 
@@ -27,50 +28,6 @@ new MutationObserver(() => {
 }).observe(document, {subtree: true, childList: true});
 """
 
-# What a player page offers right now: the first enabled bid button, else the first
-# playable card of the hand. Read from the page only, as a player would.
-OFFER = """() => {
-  const bid = document.querySelector('#action-panel button.bid:not(.nil):not([disabled])');
-  if (bid) return {bid: bid.dataset.bid};
-  const card = document.querySelector('#hand button.card.playable:not([disabled])');
-  if (card) return {card: card.dataset.card};
-  return null;
-}"""
-
-
-def hand_of(page) -> list[str]:
-    return page.eval_on_selector_all("#hand .card.face", "cards => cards.map(c => c.dataset.card)")
-
-
-def take_seats(open_page, table_url: str) -> list:
-    players = []
-    for seat, name in enumerate(NAMES):
-        page = open_page(table_url)
-        page.locator("#player-name").fill(name)
-        page.locator(f'.seat[data-seat="{seat}"] button.sit').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.you').wait_for()
-        players.append(page)
-    return players
-
-
-def act_once(page, seat: int) -> bool:
-    """Do what the page offers, if anything; wait until the server has taken it."""
-    offer = page.evaluate(OFFER)
-    if offer is None:
-        return False
-    if "bid" in offer:
-        page.locator(f'#action-panel button.bid[data-bid="{offer["bid"]}"]').click()
-        page.wait_for_function("!document.querySelector('#action-panel .bidding')")
-        return True
-    card = page.locator(f'#hand button.card[data-card="{offer["card"]}"]')
-    if seat == 0:  # seat 0 plays with the keyboard only
-        card.focus()
-        page.keyboard.press("Enter")
-    else:
-        card.click()
-    page.wait_for_function(f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')")
-    return True
-
 
 def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> None:
     created = open_page("/").request.post(
@@ -89,7 +46,7 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
     spectator.on("websocket", lambda socket: socket.on("framereceived", frame))
     spectator.reload()
 
-    players = take_seats(open_page, table_url)
+    players = take_seats(open_page, table_url, NAMES)
     spectator.locator(".seat .badge.you").wait_for(state="detached")
     assert spectator.locator(".hand-area").is_hidden()
 

@@ -6,24 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.browser.test_play import act_once
+from tests.browser.playing import act_once, seat_with_bots
 
 pytestmark = pytest.mark.browser
-
-
-def seat_with_bots(open_page, preset: str, players: int, name: str):
-    lobby = open_page("/")
-    table = lobby.request.post(
-        "/api/tables", data={"name": f"{preset} table", "rules": {"preset": preset}}
-    ).json()
-    page = open_page(table["url"])
-    page.locator("#player-name").fill(name)
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
-    for seat in range(1, players):
-        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
-    return page
 
 
 def boxes_overlap(a: dict, b: dict) -> bool:

@@ -1,0 +1,64 @@
+"""What a player does at the table page, shared by the browser tests: sit down with
+bots, read the hand, and do whatever the page offers (bid or play) by clicking."""
+
+from __future__ import annotations
+
+# What a player page offers right now: the first enabled bid button, else the first
+# playable card of the hand. Read from the page only, as a player would.
+OFFER = """() => {
+  const bid = document.querySelector('#action-panel button.bid:not(.nil):not([disabled])');
+  if (bid) return {bid: bid.dataset.bid};
+  const card = document.querySelector('#hand button.card.playable:not([disabled])');
+  if (card) return {card: card.dataset.card};
+  return null;
+}"""
+
+
+def hand_of(page) -> list[str]:
+    return page.eval_on_selector_all("#hand .card.face", "cards => cards.map(c => c.dataset.card)")
+
+
+def take_seats(open_page, table_url: str, names: list[str]) -> list:
+    """Each name takes its seat (in order) through the page: name field, then Sit here."""
+    players = []
+    for seat, name in enumerate(names):
+        page = open_page(table_url)
+        page.locator("#player-name").fill(name)
+        page.locator(f'.seat[data-seat="{seat}"] button.sit').click()
+        page.locator(f'.seat[data-seat="{seat}"] .badge.you').wait_for()
+        players.append(page)
+    return players
+
+
+def act_once(page, seat: int) -> bool:
+    """Do what the page offers, if anything; wait until the server has taken it."""
+    offer = page.evaluate(OFFER)
+    if offer is None:
+        return False
+    if "bid" in offer:
+        page.locator(f'#action-panel button.bid[data-bid="{offer["bid"]}"]').click()
+        page.wait_for_function("!document.querySelector('#action-panel .bidding')")
+        return True
+    card = page.locator(f'#hand button.card[data-card="{offer["card"]}"]')
+    if seat == 0:  # seat 0 plays with the keyboard only
+        card.focus()
+        page.keyboard.press("Enter")
+    else:
+        card.click()
+    page.wait_for_function(f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')")
+    return True
+
+
+def seat_with_bots(open_page, preset: str, players: int, name: str):
+    lobby = open_page("/")
+    table = lobby.request.post(
+        "/api/tables", data={"name": f"{preset} table", "rules": {"preset": preset}}
+    ).json()
+    page = open_page(table["url"])
+    page.locator("#player-name").fill(name)
+    page.locator('.seat[data-seat="0"] button.sit').click()
+    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    for seat in range(1, players):
+        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
+        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+    return page

@@ -1,0 +1,54 @@
+"""Seats before the game: leave a seat (the token is forgotten), the name is remembered
+for the next table, and the spades-first choice survives a reload."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def test_leave_seat_before_the_start_and_name_is_remembered(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Leaving"}).json()
+    page = open_page(table["url"])
+    page.locator("#player-name").fill("Lee")
+    page.locator('.seat[data-seat="1"] button.sit').click()
+    page.locator('.seat[data-seat="1"] .badge.you').wait_for()
+    assert page.evaluate(f"localStorage.getItem('spades.seat.{table['id']}')")
+
+    page.get_by_role("button", name="Leave seat").click()
+    page.locator('.seat[data-seat="1"].empty').wait_for()
+    assert page.evaluate(f"localStorage.getItem('spades.seat.{table['id']}')") is None
+    info = page.request.get(f"/api/tables/{table['id']}").json()
+    assert info["seats"][1]["name"] is None
+    assert page.locator("#player-name").input_value() == "Lee"
+
+
+def test_spades_first_choice_is_remembered_across_a_reload(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Order"}).json()
+    page = open_page(table["url"])
+    page.locator("#player-name").fill("Ord")
+    page.locator('.seat[data-seat="0"] button.sit').click()
+    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    for seat in (1, 2, 3):
+        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
+    page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")
+    suits = "cards => cards.map(c => c.getAttribute('aria-label').split(' of ').pop())"
+
+    def order() -> list[str]:
+        return page.eval_on_selector_all("#hand .face", suits)
+
+    has_spade = "spades" in order()
+    page.get_by_label("Spades first").check()
+    if has_spade:
+        assert order()[0] == "spades"
+    page.reload()
+    page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")
+    assert page.get_by_label("Spades first").is_checked()
+    if has_spade:
+        assert order()[0] == "spades"
+    page.get_by_label("Spades first").uncheck()
+    if has_spade and set(order()) != {"spades"}:
+        assert order()[-1] == "spades"
