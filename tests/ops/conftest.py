@@ -1,33 +1,19 @@
-"""Fixtures of the operations tests: real PostgreSQL and Redis, or a skip that says why.
+"""Fixtures of the operations tests on real PostgreSQL and Redis.
 
-With `CI=true` a missing service fails the test instead: CI must prove what it claims.
+Service URLs, fresh databases and the skip-or-fail rule (`CI=true` turns a missing service
+into a failure) come from the shared tests/conftest.py; these only adapt them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
-import asyncpg
 import pytest
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-POSTGRES_URL = os.environ.get(
-    "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
-REDIS_URL = os.environ.get("SPADES_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def missing_service(reason: str) -> None:
-    """Skip locally, fail under CI."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: a missing service is a failure)")
-    pytest.skip(reason)
+from tests.conftest import create_postgres_database, drop_postgres_database
 
 
 @pytest.fixture
@@ -39,14 +25,8 @@ def free_port() -> int:
 
 
 @pytest.fixture
-async def postgres_engine() -> AsyncIterator[AsyncEngine]:
-    engine = create_async_engine(POSTGRES_URL)
-    try:
-        async with engine.connect() as connection:
-            await asyncio.wait_for(connection.execute(text("SELECT 1")), 5)
-    except Exception as error:
-        await engine.dispose()
-        missing_service(f"PostgreSQL not reachable at SPADES_TEST_POSTGRES_URL: {error!r}")
+async def postgres_engine(postgres_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_async_engine(postgres_url)
     yield engine
     await engine.dispose()
 
@@ -59,31 +39,18 @@ async def sqlite_engine(tmp_path) -> AsyncIterator[AsyncEngine]:
 
 
 @pytest.fixture
-async def redis_client():
+async def redis_client(redis_url: str):
     from redis.asyncio import Redis
 
-    client = Redis.from_url(REDIS_URL)
-    try:
-        await asyncio.wait_for(client.ping(), 5)
-    except Exception as error:
-        await client.aclose()
-        missing_service(f"Redis not reachable at SPADES_TEST_REDIS_URL: {error!r}")
+    client = Redis.from_url(redis_url)
+    await asyncio.wait_for(client.ping(), 5)
     yield client
     await client.aclose()
 
 
 @pytest.fixture
-async def fresh_postgres_database():
+def fresh_postgres_database() -> Iterator[str]:
     """A database of its own, so the migration test never touches anyone else's tables."""
-    admin_dsn = make_url(POSTGRES_URL).set(drivername="postgresql").render_as_string(False)
-    try:
-        admin = await asyncpg.connect(admin_dsn, timeout=5)
-    except Exception as error:
-        missing_service(f"PostgreSQL not reachable at SPADES_TEST_POSTGRES_URL: {error!r}")
-    name = f"spades_ops_{secrets.token_hex(4)}"
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    url = create_postgres_database()
+    yield url
+    drop_postgres_database(url)

@@ -13,8 +13,6 @@ from prometheus_client import REGISTRY
 from server.api.ops import router
 from server.observability import ACTION_LATENCY, ACTIONS, REFUSED_ACTIONS
 
-from .conftest import REDIS_URL
-
 METRIC_NAMES = (
     "spades_open_tables",
     "spades_connected_sockets",
@@ -135,8 +133,8 @@ async def real_app_with(tmp_path):
         await app.state.db_engine.dispose()
 
 
-async def test_the_real_app_serves_health_readiness_and_metrics(real_app_with, redis_client):
-    async for client in client_for(real_app_with(REDIS_URL)):
+async def test_the_real_app_serves_health_readiness_and_metrics(real_app_with, redis_url):
+    async for client in client_for(real_app_with(redis_url)):
         health, ready, metrics = [await client.get(path) for path in PATHS]
     assert health.json() == {"status": "ok"}
     assert ready.status_code == 200, ready.text
