@@ -139,11 +139,6 @@ def _drop_formatting_leftovers(
     return event_dict
 
 
-def _render_exception_then_scrub() -> list[Any]:
-    # Tracebacks quote local source lines and exception messages; scrub after rendering.
-    return [structlog.processors.format_exc_info, scrub_secrets]
-
-
 def configure_logging(settings: Settings) -> None:
     """Send structlog and stdlib logging (uvicorn included) through one scrubbing renderer.
 
@@ -168,7 +163,9 @@ def configure_logging(settings: Settings) -> None:
         foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder(), _drop_formatting_leftovers],
         processors=[
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-            *_render_exception_then_scrub(),
+            # Tracebacks quote exception messages: render them first, then scrub everything.
+            structlog.processors.format_exc_info,
+            scrub_secrets,
             renderer,
         ],
     )
