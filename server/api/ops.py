@@ -8,7 +8,7 @@ otherwise); `/metrics` is scraped by Prometheus. None of them touches a game.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -46,7 +46,7 @@ async def _check_redis(request: Request) -> str:
     return "ok"
 
 
-async def _run_check(check: Any, request: Request) -> str:
+async def _run_check(check: Callable[[Request], Awaitable[str]], request: Request) -> str:
     """Run one check; name the failure by its kind only, since messages may hold a DSN."""
     try:
         return await asyncio.wait_for(check(request), CHECK_TIMEOUT_SECONDS)
