@@ -581,21 +581,18 @@ def _lead_covering(state: _Seat, cards: list[int]) -> int:
 
 
 def _follow_for_tricks(state: _Seat, cards: list[int]) -> int:
-    """Win cheaply: leave a partner's safe winner alone, second hand low, third hand
-    high, the lowest winning card when last, trump when void."""
+    """Win cheaply: leave a partner's sure winner alone, the lowest sure winner (the
+    lowest winning card when last), second hand low, third hand high, trump when void."""
     winner_seat, best = state.winning()
     winners, losers = _split(state, cards)
     after = _seats_after(state)
     opponents_after = [s for s in after if s in state.opponents]
-    partner_safe = not opponents_after or _holds(state, best, opponents_after)
-    if winner_seat in state.teammates and partner_safe:
+    if winner_seat in state.teammates and _holds(state, best, opponents_after):
         return _discard(state, losers) if losers else state.lowest(cards)
     if winner_seat in state.opponents and state.is_nil(winner_seat) and losers:
         return _under_nil(state, losers)
     if not winners:
         return _discard(state, cards)
-    if not opponents_after:
-        return state.lowest(winners)
     safe = [c for c in winners if _holds(state, c, opponents_after)]
     if safe:
         return state.lowest(safe)
@@ -615,6 +612,8 @@ def _holds(state: _Seat, card: int, seats: list[int]) -> bool:
     """Whether ``card`` will most likely still win once ``seats`` have played: no unseen
     card of its suit beats it and (for a side card) none of them is known to be void
     while spades are out."""
+    if not seats:
+        return True
     if state.stronger_unseen(card):
         return False
     suit = state.order.suit[card]
@@ -643,8 +642,12 @@ def _discard(state: _Seat, cards: list[int]) -> int:
 
 
 def _lead_for_tricks(state: _Seat, cards: list[int]) -> int:
-    """Cash a boss side card that will not be ruffed; draw trumps with a boss spade when
-    long in spades; lead into a partner's void; else lead low from the longest suit."""
+    """Lead low at a nil opponent; cash a boss side card that will not be ruffed; draw
+    trumps with a boss spade when long in spades; lead into a partner's void; else lead
+    low from the longest suit."""
+    nils = [s for s in state.opponents if state.is_nil(s)]
+    if nils:
+        return _lead_at_nil(state, cards, nils)
     others = [s for s in range(state.players) if s != state.seat]
     cashable = [c for c in cards if state.order.suit[c] != SPADES and _holds(state, c, others)]
     if cashable:
@@ -662,6 +665,16 @@ def _lead_for_tricks(state: _Seat, cards: list[int]) -> int:
         return state.highest(cards) if state.is_boss(state.highest(cards)) else state.lowest(cards)
     lengths = Counter(state.order.suit[c] for c in state.hand)
     return state.pick(side, lambda c: (lengths[state.order.suit[c]], -state.order.power[c]))
+
+
+def _lead_at_nil(state: _Seat, cards: list[int], nils: list[int]) -> int:
+    """Lead the lowest card of a suit the nil bidder still holds, so that it may be
+    forced to win."""
+    voids = state.voids
+    live = [c for c in cards if not any(state.order.suit[c] in voids.get(s, ()) for s in nils)]
+    return state.pick(
+        live or cards, lambda c: (state.order.suit[c] != SPADES, -state.order.power[c])
+    )
 
 
 def _unseen_in_suit(state: _Seat, suit: int) -> int:
