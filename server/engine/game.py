@@ -160,7 +160,10 @@ class Game:
         self._hand_size = rules.hand_size
         self._base_deck = [INDEX[code] for code in deck_codes(rules.players, rules.deck)]
         self._duplicates = rules.players == 6
+        self._lowest_club_first = rules.first_lead == "lowest_club"
+        self._guard_spades = rules.spades_broken_to_lead
         self._legal_cache: list[int] | None = None
+        self._legal_codes: list[str] | None = None
 
     # ----------------------------------------------------------------- public reading
 
@@ -208,9 +211,12 @@ class Game:
 
         Same answer as the ``"play"`` actions of ``legal(seat)``; empty when not playing.
         """
-        if self.phase != "play" or seat != self._turn:
+        if self.phase != "play" or seat != self._turn or type(seat) is not int:
             return []
-        return [CODES[c] for c in self._legal_plays()]
+        codes = self._legal_codes
+        if codes is None:
+            codes = self._legal_codes = [CODES[c] for c in self._legal_plays()]
+        return codes[:]
 
     # ------------------------------------------------------------------- acting
 
@@ -231,10 +237,12 @@ class Game:
 
     def play(self, seat: int, card: str) -> list[dict[str, Any]]:
         """Fast path: ``act(seat, {"type": "play", "card": card})``, same checks."""
-        if self.phase == "play" and seat == self._turn and isinstance(card, str):
-            index = INDEX.get(card)
-            if index is not None and index in self._legal_plays():
-                return self._play_card(seat, index)
+        if seat == self._turn and self.phase == "play" and type(seat) is int:
+            codes = self._legal_codes
+            if codes is None:
+                codes = self._legal_codes = [CODES[c] for c in self._legal_plays()]
+            if type(card) is str and card in codes:
+                return self._play_card(seat, INDEX[card])
         return self.act(seat, {"type": "play", "card": card})
 
     # ------------------------------------------------------------------- viewing
@@ -403,7 +411,7 @@ class Game:
         self._passers: list[int] = []
         self._passes: dict[int, list[int]] = {}
         self._deal: list[list[str]] = []
-        self._legal_cache = None
+        self._legal_cache = self._legal_codes = None
         if n == 2:
             self.hands: list[list[int]] = [[], []]
             self._stock = deck
@@ -583,7 +591,7 @@ class Game:
         self._contracts = [side_contract(rules, [bids[s] for s in seats]) for seats in self._sides]
         self.phase = "play"
         self._turn = (self.dealer + 1) % self._n
-        self._legal_cache = None
+        self._legal_cache = self._legal_codes = None
         if rules.first_lead == "two_clubs":
             clubs = [
                 (self._power[card], position, card, seat)
@@ -602,7 +610,7 @@ class Game:
             return cached
         hand = self.hands[self._turn]
         suit = self._suit
-        if self._trick_number == 0 and self.rules.first_lead == "lowest_club":
+        if self._trick_number == 0 and self._lowest_club_first:
             clubs = [c for c in hand if suit[c] == CLUBS]
             if clubs:
                 result = [min(clubs, key=self._power.__getitem__)]
@@ -611,7 +619,7 @@ class Game:
         elif not self._trick:
             if self._trick_number == 0 and self._forced_lead is not None:
                 result = [self._forced_lead]
-            elif self.rules.spades_broken_to_lead and not self._spades_broken:
+            elif self._guard_spades and not self._spades_broken:
                 result = [c for c in hand if suit[c] != SPADES] or list(hand)
             else:
                 result = list(hand)
@@ -625,7 +633,7 @@ class Game:
 
     def _play_card(self, seat: int, card: int) -> list[dict[str, Any]]:
         self.hands[seat].remove(card)
-        self._legal_cache = None
+        self._legal_cache = self._legal_codes = None
         code = CODES[card]
         self.log.append((seat, {"type": "play", "card": code}))
         trick = self._trick
@@ -633,8 +641,9 @@ class Game:
         if self._suit[card] == SPADES:
             self._spades_broken = True
         events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": code}]
-        if len(trick) < self._n:
-            self._turn = (seat + 1) % self._n
+        n = self._n
+        if len(trick) < n:
+            self._turn = seat + 1 if seat + 1 < n else 0
             return events
         winner = self._trick_winner()
         self.tricks_won[winner] += 1
