@@ -158,7 +158,23 @@ class Rules(BaseModel):
             raise ValueError(f"preset: unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
         return {**PRESETS[name], **{k: v for k, v in data.items() if k != "preset"}}
 
-    @field_validator("players", "min_team_bid", "nil_bonus", "target_score", mode="before")
+    @field_validator(
+        "players",
+        "min_team_bid",
+        "nil_bonus",
+        "nil_penalty",
+        "blind_nil_behind_by",
+        "blind_nil_bonus",
+        "blind_nil_penalty",
+        "blind_nil_pass",
+        "ten_for_two_hundred_set",
+        "bag_limit",
+        "bag_penalty",
+        "all_tricks_bonus",
+        "target_score",
+        "lose_score",
+        mode="before",
+    )
     @classmethod
     def _no_bool_numbers(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, bool):
