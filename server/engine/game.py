@@ -99,6 +99,13 @@ class IllegalAction(ValueError):
     ``spades_not_broken``, ``first_trick``, ``not_in_hand``, ``bad_bid``, ``bad_pass``,
     ``wrong_phase``, ``bad_action``, ``bad_seat``, ``game_over``); ``str(error)`` is a
     sentence for the player.
+
+    >>> game = Game(Rules.preset("standard"), seed=2, dealer=3)
+    >>> try:
+    ...     game.act(0, {"type": "bid", "bid": 14})
+    ... except IllegalAction as error:
+    ...     print(error.code, "-", error)
+    bad_bid - Your bid must be nil (0) or 1 to 13
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -252,6 +259,12 @@ class Game:
 
         Never holds another seat's cards, the stock, discards, or passed cards before
         the exchange. A seat that still owes its blind nil decision sees ``hand: None``.
+        ``seat`` echoes the viewer (``None`` for a spectator).
+
+        >>> game = Game(Rules.preset("two_player"), seed=3, dealer=0)
+        >>> view = game.view(1)
+        >>> view["draw_card"] is not None, game.view(0)["draw_card"], game.view(None)["hand"]
+        (True, None, None)
         """
         if seat is not None and not self._is_seat(seat):
             raise IllegalAction("bad_seat", f"There is no seat {seat!r} at this table")
