@@ -211,7 +211,13 @@ class TableHub:
         unfinished = await self.store.table_ids(("waiting", "playing"), limit=1_000_000)
         OPEN_TABLES.set(len(unfinished))
         for table_id in await self.store.table_ids(("playing",), limit=1_000_000):
-            room = await self.room(table_id)
+            try:
+                room = await self.room(table_id)
+            except Exception:
+                # One unreadable table must not keep every other table offline.
+                ERRORS.labels(where="resume").inc()
+                log.exception("game not resumed", table=table_id)
+                continue
             log.info("game resumed", table=room.id, version=room.version)
             self._schedule_bots(room)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from server.engine import Game, Rules
 from server.store.db import create_engine, migrate
 from server.store.models import ActionRow
 from server.store.repository import ActionWrite, SeatRecord, TableStore, VersionConflict
@@ -32,7 +33,8 @@ async def test_a_write_on_top_of_an_old_version_is_refused(store):
 
 async def test_a_refused_action_leaves_no_trace_in_the_log(store):
     await store.create_table("t-log", "T", {"preset": "standard"}, 4)
-    game_id = await store.start_game("t-log", 1, 2, 1, 42, {"format": "test"})
+    snapshot = Game(Rules.preset("standard"), seed=42).to_state()
+    game_id = await store.start_game("t-log", 1, 2, 1, 42, snapshot)
     write = ActionWrite(
         table_id="t-log",
         old_version=1,
