@@ -200,6 +200,7 @@ class TableHub:
         self.closing = False
         self._loading = asyncio.Lock()
         self._roles: dict[int, str] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -224,16 +225,17 @@ class TableHub:
     async def shutdown(self) -> None:
         """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
         self.closing = True
-        tasks = [room.bot_task for room in self.rooms.values() if room.bot_task is not None]
-        for room in self.rooms.values():
-            tasks.extend(room.grace_tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         for room in list(self.rooms.values()):
+            # Holding the lock, no change is half done: a bot is asleep or waiting.
             async with room.lock:
+                tasks = [*room.grace_tasks.values()]
+                if room.bot_task is not None:
+                    tasks.append(room.bot_task)
+                for task in tasks:
+                    task.cancel()
                 for listener in list(room.listeners):
                     await listener.close(1012, "server restarting")
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- reading -----------------------------------------------------------------
 
@@ -452,6 +454,22 @@ class TableHub:
                     await self._reload(room)
         raise TableError("conflict", "The table changed at the same moment; try again.")
 
+    async def _forget(self, room: Room) -> None:
+        """The room's game is ahead of the database (a failed write): drop the room so the
+        next request loads it afresh, and send its sockets away to reconnect."""
+        self.rooms.pop(room.id, None)
+        listeners = list(room.listeners)
+        room.listeners.clear()
+
+        async def send_away() -> None:
+            for listener in listeners:
+                await listener.close(1011, "table reloading, reconnect")
+
+        # As a task, so that the refusal of the move reaches its player before the close.
+        task = asyncio.get_running_loop().create_task(send_away())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     async def _seat_for(self, room: Room, token: str) -> int | None:
         """The seat of a token; an unknown token may be one another process just gave
         out, so look again in the database before saying no."""
@@ -574,11 +592,16 @@ class TableHub:
             await self.store.record_action(write)
         except VersionConflict:
             raise
-        except Exception:
-            # Nothing was stored: put the room back as the database has it.
+        except Exception as failure:
             ERRORS.labels(where="store").inc()
-            await self._reload(room)
-            raise
+            log.error(
+                "action not stored",
+                table=room.id,
+                version=room.version,
+                error=type(failure).__name__,
+            )
+            await self._forget(room)
+            raise TableError("unavailable", "The move could not be saved; try again.") from None
         room.version, room.seq, room.status = write.new_version, write.seq, write.status
         room.hands_saved += len(results)
         ACTIONS.labels(type=str(action.get("type"))).inc()

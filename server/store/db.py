@@ -42,12 +42,15 @@ def ensure_sqlite_directory(url: str) -> None:
 
 
 def create_engine(url: str) -> AsyncEngine:
-    """An AsyncEngine for `url`; SQLite connections get WAL mode and a busy timeout."""
+    """An AsyncEngine for `url`; SQLite connections get WAL mode and a busy timeout.
+
+    `hide_parameters`: a database error must not quote a game snapshot (every hand) or a
+    token hash into a log line."""
     if is_sqlite(url):
-        engine = create_async_engine(url)
+        engine = create_async_engine(url, hide_parameters=True)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_pre_ping=True)
+    return create_async_engine(url, pool_pre_ping=True, hide_parameters=True)
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from sqlalchemy import text
 
 from server.engine import Rules
 from tests.conftest import serve
@@ -310,3 +311,31 @@ async def test_shutdown_closes_sockets_with_1012(settings):
         await anext(server)
     await client.close()
     assert client.close_code == 1012
+
+
+async def test_a_move_the_database_refuses_is_not_shown_and_not_kept(served, http):
+    app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    on_turn = players[players[0].view["turn"][0]]
+    before = on_turn.state
+    engine = app.state.db_engine
+    async with engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    try:
+        on_turn.drain()
+        await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 3}, "id": "lost"})
+        refusal = await on_turn.until(lambda m: m["type"] in ("error", "state"))
+        assert refusal["code"] == "unavailable" and refusal["id"] == "lost"
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    await on_turn.close()
+    back = await on_turn.connect()
+    assert back["state"] == before["state"]
+    assert back["state"]["bids"] == [None] * 4
+    await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 3}})
+    moved = await on_turn.until(lambda m: m["type"] == "state")
+    assert moved["state"]["bids"].count(3) == 1
+    for player in players:
+        await player.close()
