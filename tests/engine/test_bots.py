@@ -225,6 +225,19 @@ def test_ducks_an_opponent_once_the_contract_is_made() -> None:
     assert chosen_card(view) == "8H"
 
 
+def test_leads_low_at_a_nil_opponent() -> None:
+    # Seat 1 bid nil and has shown no void: lead the lowest side card, not the ace.
+    view = play_view(
+        hand=["AH", "5H", "3C", "9D"],
+        legal=["AH", "5H", "3C", "9D"],
+        trick=[],
+        bids=[4, 0, 4, 3],
+        tricks_won=[1, 0, 1, 2],
+        seat=0,
+    )
+    assert chosen_card(view) == "3C"
+
+
 def test_last_to_play_wins_with_the_lowest_winning_card() -> None:
     view = play_view(
         hand=["AH", "KH", "TH", "2H"],
