@@ -302,7 +302,7 @@ class Game:
             "draw_card": draw_card,
             "stock_size": len(self._stock) - self._stock_pos if phase == "draw" else 0,
             "hand_number": self.hand_number,
-            "last_hand": self.hand_results[-1] if self.hand_results else None,
+            "last_hand": _copy_result(self.hand_results[-1]) if self.hand_results else None,
             "winner": self.winner,
         }
 
@@ -321,6 +321,7 @@ class Game:
         """Everything needed to rebuild this exact game, JSON-safe.
 
         Holds every secret (hands, stock, seed): keep it on the server, never send it.
+        The dict is a fresh copy: changing it does not change the game.
         """
         return {
             "format": STATE_FORMAT,
@@ -352,8 +353,8 @@ class Game:
             "last_trick": None
             if self._last_trick is None
             else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
-            "hand_results": self.hand_results,
-            "log": [[seat, action] for seat, action in self.log],
+            "hand_results": [_copy_result(result) for result in self.hand_results],
+            "log": [[seat, _copy_action(action)] for seat, action in self.log],
         }
 
     @classmethod
@@ -366,6 +367,13 @@ class Game:
         """
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise ValueError("not a saved Spades game of a known format")
+        try:
+            return cls._restore(data)
+        except (KeyError, IndexError, TypeError, AttributeError) as error:
+            raise ValueError(f"a damaged saved game: {error!r}") from error
+
+    @classmethod
+    def _restore(cls, data: dict[str, Any]) -> Game:
         game = cls.__new__(cls)
         game.rules = Rules.model_validate(data["rules"])
         game.seed = data["seed"]
@@ -380,7 +388,7 @@ class Game:
         game.winner = data["winner"]
         game.hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
         game.bids = list(data["bids"])
-        game._contracts = data["contracts"]
+        game._contracts = None if data["contracts"] is None else list(data["contracts"])
         game._blind_queue = list(data["blind_queue"])
         game._passers = list(data["passers"])
         game._passes = {seat: [INDEX[code] for code in cards] for seat, cards in data["passes"]}
@@ -392,13 +400,13 @@ class Game:
         game._trick_number = data["trick_number"]
         game._spades_broken = data["spades_broken"]
         game._forced_lead = None if data["forced_lead"] is None else INDEX[data["forced_lead"]]
-        game._deal = data["deal"]
+        game._deal = [list(cards) for cards in data["deal"]]
         last = data["last_trick"]
         game._last_trick = (
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
-        game.hand_results = list(data["hand_results"])
-        game.log = [(seat, action) for seat, action in data["log"]]
+        game.hand_results = [_copy_result(result) for result in data["hand_results"]]
+        game.log = [(seat, _copy_action(action)) for seat, action in data["log"]]
         return game
 
     # ------------------------------------------------------------------ hand setup
@@ -714,7 +722,7 @@ class Game:
             "deal": self._deal,
         }
         self.hand_results.append(result)
-        events.append({"type": "hand_scored", **result})
+        events.append({"type": "hand_scored", **_copy_result(result)})
         self.winner = self._game_winner(sides)
         if self.winner is not None:
             self.phase = "over"
@@ -821,6 +829,28 @@ class Game:
         if Counter(chosen) - Counter(self.hands[seat]):
             raise IllegalAction("bad_pass", message)
         return chosen
+
+
+def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a hand summary that shares nothing mutable with the original."""
+    return {
+        **result,
+        "bids": list(result["bids"]),
+        "tricks": list(result["tricks"]),
+        "sides": [
+            {**side, "seats": list(side["seats"]), "nil": [dict(nil) for nil in side["nil"]]}
+            for side in result["sides"]
+        ],
+        "deal": [list(cards) for cards in result["deal"]],
+    }
+
+
+def _copy_action(action: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a logged action (only a pass holds a list)."""
+    copied = dict(action)
+    if "cards" in copied:
+        copied["cards"] = list(copied["cards"])
+    return copied
 
 
 def _checked_bool(value: object, field: str) -> bool:

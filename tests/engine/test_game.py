@@ -234,3 +234,19 @@ def test_decks_must_be_the_tables_deck():
 def test_from_state_refuses_foreign_data():
     with pytest.raises(ValueError):
         Game.from_state({"format": 999})
+
+
+def test_from_state_refuses_damaged_data():
+    state = Game(STANDARD, seed=3).to_state()
+    del state["hands"]
+    with pytest.raises(ValueError):
+        Game.from_state(state)
+
+
+def test_changing_a_saved_state_or_a_view_does_not_change_the_game():
+    game, _ = side_zero_takes_all(STANDARD, [[0, 0], [0, 0]])
+    before = game.to_state()
+    game.to_state()["hand_results"][0]["sides"][0]["score"] = 999
+    game.view(0)["last_hand"]["bids"][0] = 9
+    game.view(0)["hand"].clear()
+    assert game.to_state() == before
