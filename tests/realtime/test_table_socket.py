@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from typing import Any
 
@@ -49,7 +50,18 @@ async def http(served):
         yield client
 
 
-async def test_four_players_and_a_spectator_play_a_whole_game(served, http):
+def assert_logs_keep_secrets(records: list[Any], tokens: list[str]) -> None:
+    """No log line of the server names a token or any card."""
+    for record in records:
+        line = record.getMessage()
+        assert not any(token in line for token in tokens)
+        if record.name.startswith("server.") and isinstance(record.msg, dict):
+            fields = {k: v for k, v in record.msg.items() if k not in ("table", "timestamp")}
+            assert not re.search(r"\b([2-9TJQKA][CDHS]|BJ|LJ)\b", json.dumps(fields)), line
+
+
+async def test_four_players_and_a_spectator_play_a_whole_game(served, http, caplog):
+    caplog.set_level(logging.INFO)
     _app, address = served
     table_id = await create_table(http, FAST_RULES)
     spectator = TableClient(address, table_id)
@@ -91,6 +103,8 @@ async def test_four_players_and_a_spectator_play_a_whole_game(served, http):
     assert again["state"]["hand_number"] == 1
     for client in [*players, spectator]:
         await client.close()
+    assert any(record.name == "server.realtime.hub" for record in caplog.records)
+    assert_logs_keep_secrets(caplog.records, [player.token for player in players])
 
 
 async def test_a_player_disconnects_mid_trick_and_continues_after_reconnecting(served, http):
