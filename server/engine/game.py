@@ -420,7 +420,7 @@ class Game:
             deck = list(self.decks[index])
         else:
             deck = list(self._base_deck)
-            random.Random(f"spades:{self.seed}:hand:{index}").shuffle(deck)
+            shuffle(deck, random.Random(f"spades:{self.seed}:hand:{index}"))
         self.bids: list[int | str | None] = [None] * n
         self.tricks_won = [0] * n
         self._contracts: list[int] | None = None
@@ -829,6 +829,25 @@ class Game:
         if Counter(chosen) - Counter(self.hands[seat]):
             raise IllegalAction("bad_pass", message)
         return chosen
+
+
+def shuffle(cards: list[int], rng: random.Random) -> None:
+    """Shuffle in place exactly as ``rng.shuffle(cards)`` would, about twice as fast.
+
+    Same draws from the generator in the same order, so a seed gives the same deals.
+
+    >>> cards, same = list(range(52)), list(range(52))
+    >>> shuffle(cards, random.Random(4)); random.Random(4).shuffle(same); cards == same
+    True
+    """
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _copy_result(result: dict[str, Any]) -> dict[str, Any]:

@@ -250,3 +250,16 @@ def test_changing_a_saved_state_or_a_view_does_not_change_the_game():
     game.view(0)["last_hand"]["bids"][0] = 9
     game.view(0)["hand"].clear()
     assert game.to_state() == before
+
+
+def test_engine_shuffle_matches_random_shuffle_so_seeds_keep_their_deals():
+    import random
+
+    from server.engine.game import shuffle
+
+    for seed in range(300):
+        for size in (51, 52, 54, 102, 108):
+            ours, theirs = list(range(size)), list(range(size))
+            shuffle(ours, random.Random(f"s{seed}"))
+            random.Random(f"s{seed}").shuffle(theirs)
+            assert ours == theirs
