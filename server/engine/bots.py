@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 
 BOT_LEVELS: tuple[str, ...] = ("basic",)
 
-# Rank index of the queen (2 = 0 ... A = 12): the lowest card worth keeping in the draw.
-QUEEN = 10
+# The lowest side card worth keeping in the draw: the king (rank index, 2 = 0 ... A = 12).
+# Keeping queens too did worse in duplicate deals between bots.
+KEEP_FROM_RANK = 11
 # A hand whose nil danger (see nil_danger) is at most this, and whose strength is at most
 # NIL_MAX_STRENGTH, bids nil.
 NIL_MAX_DANGER = 3.0
@@ -419,13 +420,14 @@ def choose_action(
 
 
 def _draw(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
-    """Keep spades and cards from the queen up; the unseen next card is worth less."""
+    """Keep spades, aces and kings; anything less is worth no more than the unseen next
+    card."""
     code = view.get("draw_card")
     keep = False
     if isinstance(code, str):
         order = card_order(rules.deck)
         card = card_index(code)
-        keep = order.suit[card] == SPADES or order.power[card] >= QUEEN
+        keep = order.suit[card] == SPADES or order.power[card] >= KEEP_FROM_RANK
     return {"type": "draw", "keep": keep}
 
 
