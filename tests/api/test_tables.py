@@ -263,3 +263,12 @@ async def test_pages_serve_the_lobby_and_the_table_page(client):
     page = await client.get(table["url"])
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
+
+
+async def test_static_files_and_wrong_methods(client):
+    css = await client.get("/static/app.css")
+    assert css.status_code == 200
+    assert (await client.get("/static/nope.js")).status_code == 404
+    wrong = await client.put("/api/tables")
+    assert wrong.status_code == 405
+    assert "detail" in wrong.json()
