@@ -544,6 +544,10 @@ class TableHub:
         room.seq, room.hands_saved = 0, 0
         log.info("game started", table=room.id, version=new, game=number)
         await self._committed(room)
+        for seat in room.seats:
+            # A player who left before the start gets the same grace as one who leaves later.
+            if seat.token_hash is not None and not seat.connected:
+                self._start_grace(room, seat.seat)
 
     async def _apply(self, room: Room, seat: int, action: dict[str, Any]) -> None:
         """Validate with the engine, commit, broadcast. Raises TableError on refusal."""
@@ -633,6 +637,9 @@ class TableHub:
         if current.connected and current.token_hash is not None:
             away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
             await self._write_seat(room, away)
+        self._start_grace(room, seat)
+
+    def _start_grace(self, room: Room, seat: int) -> None:
         grace = self.settings.grace_seconds
         if grace is not None and room.status == "playing" and seat not in room.grace_tasks:
             room.grace_tasks[seat] = asyncio.create_task(self._grace(room, seat, grace))

@@ -65,3 +65,18 @@ async def test_a_bot_plays_for_an_absent_player_until_they_return(served, http):
     assert "autoplay" not in back["table"]["seats"][absent_seat]
     for player in players:
         await player.close()
+
+
+async def test_players_who_never_come_get_bots_after_the_grace_time(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    watcher = TableClient(address, table_id)
+    await watcher.connect()
+    for seat in range(4):
+        await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
+    final = await watcher.until(
+        lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=60
+    )
+    assert all(seat.get("autoplay") for seat in final["table"]["seats"])
+    assert final["table"]["winner"] in (0, 1)
+    await watcher.close()
