@@ -403,7 +403,9 @@ def choose_action(
 
     ``rng`` only breaks ties between equally good cards, so a given view and rng state
     always give the same answer. ValueError if the level is unknown or the view offers
-    nothing to do.
+    nothing to do. Every decision returns one of the legal actions themselves (no
+    fallback hides a bot bug: the whole-game tests check each choice against
+    ``game.legal``).
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
@@ -413,10 +415,7 @@ def choose_action(
     if len(legal) == 1:
         return legal[0]
     decide = _DECISIONS.get(str(view.get("phase")))
-    if decide is None:
-        return legal[0]
-    action = decide(rules, view, legal, rng)
-    return action if action in legal else legal[0]
+    return legal[0] if decide is None else decide(rules, view, legal, rng)
 
 
 def _draw(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
