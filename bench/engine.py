@@ -26,8 +26,14 @@ import cProfile
 import pstats
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+# The repository root first: run as a script, this folder's bench/server.py would
+# otherwise stand in for the server package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from server.engine import Game, Rules
 from server.engine.bots import choose_action
