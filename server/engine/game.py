@@ -37,7 +37,25 @@ Decisions where RULES.md is silent:
   card of the first card's suit wins it.
 - The stock of the draw method: turns alternate starting with the non-dealer; keeping
   the top card discards the next one unseen, refusing it keeps the next one.
-- Scores and bags are only read by ``score_hand`` (see ``server.engine.scoring``).
+- Blind nil eligibility: the leading other side's score minus the player's side's score
+  is at least ``blind_nil_behind_by`` (so ``0`` lets a tied side declare).
+- With ``min_team_bid > 0`` a blind nil bidder's partner must bid at least
+  ``min_team_bid`` (a blind nil is a nil for every bidding rule).
+- The game ends after a hand when a side reaches ``target_score`` or any side falls to
+  ``lose_score``; the highest score wins, and a tie for the highest plays another hand.
+  ``all_tricks: "win"`` gives the game to the side that took every trick, whatever
+  the scores.
+- The previous hand's last trick stays in ``view()["last_trick"]`` until the first trick
+  of the new hand is complete.
+- Six players may play in partnerships (0&3, 1&4, 2&5) when ``partnerships: true``.
+- Hands in views and hand results are sorted by suit (clubs, diamonds, hearts, spades,
+  jokers and the trump 2D with the spades) then rank, low first.
+- Scores and bags are computed only by ``score_hand`` (see ``server.engine.scoring``).
+
+Extra API beyond CONTRACT.md: ``legal_cards(seat)`` and ``play(seat, card)`` (the fast
+path, same checks as ``act``), ``pending`` (seats owing a blind nil decision or a pass),
+``sides``, ``hand_number``, ``dealer``, ``bids``, ``tricks_won``, ``hand_results``,
+``log`` (``(seat, action)`` accepted so far), ``to_state()`` / ``from_state(data)``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``): ``hand_start``,
 ``blind_nil``, ``pass_chosen`` (seat only), ``pass`` (**private**: the cards a seat gave
