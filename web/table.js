@@ -329,17 +329,20 @@ function renderHand() {
   const area = container.closest(".hand-area");
   area.hidden = seat === null;
   if (seat === null) {
+    container.dataset.key = "";
     fill(container);
     return;
   }
   const focused = document.activeElement?.dataset?.card;
   if (!view) {
+    container.dataset.key = "";
     fill(container);
     $("hand-label").textContent = "";
     return;
   }
   if (view.hand === null || view.hand === undefined) {
     const count = view.hand_sizes?.[seat] ?? 0;
+    container.dataset.key = "";
     fill(container, Array.from({ length: count }, () => cardBack("Your card, still face down")));
     $("hand-label").textContent = count ? "Your cards are face down until you decide." : "";
     return;
@@ -351,6 +354,8 @@ function renderHand() {
     deck: page.table.rules?.deck,
   });
   const myTurnToPlay = playable.size > 0;
+  const key = JSON.stringify([order, [...playable], passing, [...page.passChoice], page.acting]);
+  if (unchanged(container, key)) return;
   fill(container, order.map((code) => handCard(code, playable.has(code), passing, myTurnToPlay)));
   container.style.setProperty("--cards", String(order.length));
   $("hand-label").textContent = order.length ? `Your hand (${order.length} cards)` : "";

@@ -74,7 +74,7 @@ def open_page(browser, server: LiveServer) -> Iterator[Callable[..., object]]:
 
     def opener(path: str = "/", viewport: dict[str, int] | None = None, init_script: str = ""):
         context = browser.new_context(viewport=viewport or LAPTOP, base_url=server.url)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(20_000)  # the CI machine is shared and busy
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(f"{path}: {error}"))
