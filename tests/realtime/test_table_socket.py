@@ -353,3 +353,28 @@ async def test_a_move_the_database_refuses_is_not_shown_and_not_kept(served, htt
     assert moved["state"]["bids"].count(3) == 1
     for player in players:
         await player.close()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("preset", ["two_player", "competitive", "six_player"])
+async def test_spectators_of_every_table_size_see_no_hidden_card(served, http, preset):
+    """Draw method, blind nil and card pass, six seats: a whole hand, watched."""
+    _app, address = served
+    rules = {"preset": preset, "target_score": 60}
+    if preset == "competitive":
+        rules["blind_nil_behind_by"] = None  # blind nil (and its pass) open at once
+    table_id = await create_table(http, rules)
+    spectator = TableClient(address, table_id)
+    await spectator.connect()
+    players = (await http.get(f"/api/tables/{table_id}")).json()["rules"]["players"]
+    for seat in range(players):
+        await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": "basic"})
+    await spectator.until(
+        lambda m: m["type"] == "state" and m["table"]["hands_played"] >= 1, timeout=60
+    )
+    phases = {m["state"]["phase"] for m in spectator.messages if m.get("state")}
+    expected = {"two_player": "draw", "competitive": "blind", "six_player": "bid"}[preset]
+    assert {"play", expected} <= phases
+    for message in spectator.messages:
+        assert_no_hidden_card(message)
+    await spectator.close()
