@@ -163,7 +163,7 @@ class Game:
         self._setup()
         self._scores = [[0, 0] for _ in self._sides]
         self.hand_results: list[dict[str, Any]] = []
-        self.log: list[tuple[int, dict[str, Any]]] = []
+        self._log: list[tuple[int, str, Any]] = []
         self.winner: int | None = None
         self.hand_number = 0
         self.dealer = (dealer - 1) % players
@@ -205,6 +205,15 @@ class Game:
     def scores(self) -> list[dict[str, int]]:
         """Each side's score and bag count, side k listed by its lowest seat."""
         return [{"score": score, "bags": bags} for score, bags in self._scores]
+
+    @property
+    def log(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every accepted action so far as ``(seat, action)``, in order (a fresh list).
+
+        Replaying it on ``Game(rules, seed=..., decks=..., dealer=...)`` rebuilds the game.
+        Pass actions hold hidden cards: like ``to_state()``, keep the log on the server.
+        """
+        return [(seat, _action(kind, value)) for seat, kind, value in self._log]
 
     @property
     def sides(self) -> list[list[int]]:
@@ -372,7 +381,7 @@ class Game:
             if self._last_trick is None
             else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
             "hand_results": [_copy_result(result) for result in self.hand_results],
-            "log": [[seat, _copy_action(action)] for seat, action in self.log],
+            "log": [[seat, action] for seat, action in self.log],
         }
 
     @classmethod
@@ -424,7 +433,7 @@ class Game:
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
         game.hand_results = [_copy_result(result) for result in data["hand_results"]]
-        game.log = [(seat, _copy_action(action)) for seat, action in data["log"]]
+        game._log = [_compact_action(seat, action) for seat, action in data["log"]]
         return game
 
     # ------------------------------------------------------------------ hand setup
@@ -541,13 +550,13 @@ class Game:
         self._blind_queue.pop(0)
         if declare:
             self.bids[seat] = BLIND_NIL
-        self._record(seat, {"type": "blind_nil", "declare": declare})
+        self._log.append((seat, "blind_nil", declare))
         self._continue_blind()
         return [{"type": "blind_nil", "seat": seat, "declare": declare}]
 
     def _choose_pass(self, seat: int, cards: list[int]) -> list[dict[str, Any]]:
         self._passes[seat] = cards
-        self._record(seat, {"type": "pass", "cards": self._order.sorted_codes(cards)})
+        self._log.append((seat, "pass", tuple(self._order.sorted_codes(cards))))
         events: list[dict[str, Any]] = [{"type": "pass_chosen", "seat": seat}]
         if len(self._passes) < len(self._passers):
             return events
@@ -573,7 +582,7 @@ class Game:
         top = self._stock_pos
         self.hands[seat].append(self._stock[top if keep else top + 1])
         self._stock_pos += 2
-        self._record(seat, {"type": "draw", "keep": keep})
+        self._log.append((seat, "draw", keep))
         if self._stock_pos >= len(self._stock):
             self._start_bidding()
         else:
@@ -603,7 +612,7 @@ class Game:
 
     def _bid(self, seat: int, bid: int) -> list[dict[str, Any]]:
         self.bids[seat] = bid
-        self._record(seat, {"type": "bid", "bid": bid})
+        self._log.append((seat, "bid", bid))
         events: list[dict[str, Any]] = [{"type": "bid", "seat": seat, "bid": bid}]
         partner = self._partner(seat)
         minimum = self.rules.min_team_bid
@@ -674,7 +683,7 @@ class Game:
         self.hands[seat].remove(card)
         self._legal_cache = self._legal_codes = None
         code = CODES[card]
-        self.log.append((seat, {"type": "play", "card": code}))
+        self._log.append((seat, "play", code))
         trick = self._trick
         trick.append((seat, card))
         if self._suit[card] == SPADES:
@@ -764,9 +773,6 @@ class Game:
         return leaders[0] if len(leaders) == 1 else None
 
     # ------------------------------------------------------------------ checking input
-
-    def _record(self, seat: int, action: dict[str, Any]) -> None:
-        self.log.append((seat, action))
 
     def _is_seat(self, seat: object) -> bool:
         return isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self._n
@@ -882,12 +888,16 @@ def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _copy_action(action: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a logged action (only a pass holds a list)."""
-    copied = dict(action)
-    if "cards" in copied:
-        copied["cards"] = list(copied["cards"])
-    return copied
+def _action(kind: str, value: Any) -> dict[str, Any]:
+    """The action dict of a logged ``(kind, value)``."""
+    return {"type": kind, ACTION_FIELDS[kind]: list(value) if kind == "pass" else value}
+
+
+def _compact_action(seat: int, action: dict[str, Any]) -> tuple[int, str, Any]:
+    """How the log keeps an action: a tuple, cheaper than a dict on the hot path."""
+    kind = action["type"]
+    value = action[ACTION_FIELDS[kind]]
+    return seat, kind, tuple(value) if kind == "pass" else value
 
 
 def _checked_bool(value: object, field: str) -> bool:
