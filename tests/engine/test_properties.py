@@ -78,6 +78,12 @@ def check_cards_conserved(game):
         assert dealt == deck
 
 
+def check_every_legal_action_accepted(game, seat, legal):
+    state = game.to_state()
+    for action in legal[:20]:
+        Game.from_state(state).act(seat, action)
+
+
 def check_wrong_action_refused(game, seat, action):
     if action in game.legal(seat):
         return
@@ -107,6 +113,7 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
         for other in set(range(n)) - set(game.turn):
             assert game.legal(other) == []
         if steps % 7 == 0:
+            check_every_legal_action_accepted(game, seat, legal)
             check_wrong_action_refused(game, seat, data.draw(st.sampled_from(WRONG_ACTIONS)))
             for viewer in [None, *range(n)]:
                 check_view(game, viewer)
