@@ -28,7 +28,7 @@ WRONG_ACTIONS = (
 
 def rules_for(preset, deck, blind):
     overrides = {"deck": deck}
-    if blind and preset != "competitive":
+    if blind:
         overrides |= {"blind_nil": True, "blind_nil_behind_by": None}
     return Rules.preset(preset, **overrides)
 
