@@ -266,3 +266,18 @@ def test_blind_nil_decisions_come_before_the_draw():
     game.act(1, {"type": "blind_nil", "declare": True})
     game.act(0, {"type": "blind_nil", "declare": False})
     assert game.phase == "draw"
+
+
+def test_partner_of_a_blind_nil_bids_at_least_min_team_bid_after_the_pass():
+    rules = Rules.preset("competitive", blind_nil_behind_by=None)
+    game = Game(rules, seed=5, dealer=3)
+    game.act(0, {"type": "blind_nil", "declare": True})
+    game.act(1, {"type": "blind_nil", "declare": False})
+    game.act(3, {"type": "blind_nil", "declare": False})
+    assert game.phase == "pass" and game.turn == [0, 2]
+    assert len(game.legal(0)) == 13
+    game.act(0, game.legal(0)[0])
+    game.act(2, game.legal(2)[-1])
+    assert game.phase == "bid" and game.turn == [1]
+    bid(game, 1, 4)
+    assert bids_allowed(game, 2) == list(range(4, 14))
