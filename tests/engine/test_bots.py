@@ -444,37 +444,37 @@ def play_game(
     return game, phases
 
 
+ANY_TIME = {"blind_nil_behind_by": None}
 LEGALITY_CASES = [
-    pytest.param(preset, deck, overrides, id=f"{preset}-{deck}{'-blind' if overrides else ''}")
-    for preset in Rules.preset_names()
-    for deck in ("standard", "jokers", "jokers_deuces")
-    for overrides in ([{}] if preset != "standard" else [{}, {"blind_nil": True}])
+    *(
+        pytest.param(preset, {"deck": deck}, id=f"{preset}-{deck}")
+        for preset in Rules.preset_names()
+        for deck in ("standard", "jokers", "jokers_deuces")
+    ),
+    pytest.param("standard", {"blind_nil": True, **ANY_TIME}, id="standard-blind-nil-pass-2"),
+    pytest.param("competitive", ANY_TIME, id="competitive-blind-nil-pass-1"),
+    pytest.param("standard", {"partnerships": False}, id="standard-solo"),
+    pytest.param("six_player", {"partnerships": True}, id="six_player-partners"),
+    pytest.param("standard", {"first_lead": "two_clubs", "nil": False}, id="two_clubs-no-nil"),
+    pytest.param("cutthroat", {"min_team_bid": 2, "deck": "jokers"}, id="cutthroat-min-bid"),
 ]
 
 
-@pytest.mark.parametrize(("preset", "deck", "overrides"), LEGALITY_CASES)
-def test_bots_always_choose_a_legal_action(
-    preset: str, deck: str, overrides: dict[str, Any]
-) -> None:
-    blind = preset == "competitive" or bool(overrides)
-    rules = Rules.preset(
-        preset,
-        deck=deck,
-        target_score=300,
-        **overrides,
-        **({"blind_nil_behind_by": None} if blind else {}),
-    )
+@pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
+def test_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any]) -> None:
+    rules = Rules.preset(preset, target_score=300, **overrides)
+    asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
     game, phases = play_game(
         rules,
         seed=11,
         bot_seats=set(range(rules.players)),
         rng=random.Random(11),
-        force_blind_nil=blind,
+        force_blind_nil=asked_every_hand,
         max_hands=12,
     )
     assert game.hand_results
-    expected = {"bid", "play"} | ({"draw"} if preset == "two_player" else set())
-    expected |= {"blind", "pass"} if blind else set()
+    expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
+    expected |= {"blind", "pass"} if asked_every_hand else set()
     assert expected <= phases
 
 
