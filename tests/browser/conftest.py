@@ -51,7 +51,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running in the
+# main thread until it stops, which would break every asyncio test collected after these.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         missing(f"{CHROMIUM} is missing (apt-get install chromium)")
