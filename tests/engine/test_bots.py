@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import random
+import time
 from typing import Any
 
 import pytest
@@ -537,3 +538,22 @@ def test_bot_choice_depends_only_on_its_own_view() -> None:
     assert games[0].view(0) == games[1].view(0)
     leads = [choose_action(rules, g.view(0), rng=random.Random(1)) for g in games]
     assert leads[0] == leads[1]
+
+
+def test_bot_decides_within_two_milliseconds_at_p99() -> None:
+    """CPU time per decision, so that other work on a shared machine does not count."""
+    times: list[int] = []
+    for preset in ("standard", "six_player"):
+        rules = Rules.preset(preset)
+        game = Game(rules, seed=8)
+        rng = random.Random(8)
+        while game.winner is None and len(game.hand_results) < 6:
+            seat = game.turn[0]
+            view = game.view(seat)
+            start = time.process_time_ns()
+            action = choose_action(rules, view, rng=rng)
+            times.append(time.process_time_ns() - start)
+            game.act(seat, action)
+    times.sort()
+    assert len(times) > 500
+    assert times[int(len(times) * 0.99)] < 2_000_000
