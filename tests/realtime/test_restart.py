@@ -19,7 +19,7 @@ RULES = {"preset": "standard", "target_score": 100}
 
 
 async def test_a_killed_server_resumes_every_game_where_it_was(database_url):
-    server = LiveServer(database_url, env={"SPADES_BOT_DELAY": "0.02"})
+    server = LiveServer(database_url, env={"SPADES_BOT_DELAY": "0.05"})
     await asyncio.to_thread(server.start)
     address = server.url.removeprefix("http://")
     try:
