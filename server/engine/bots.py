@@ -495,13 +495,13 @@ def _play(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
     state = _seat_state(rules, view, rng)
     cards = [card_index(action["card"]) for action in legal]
     if state.is_nil(state.seat):
-        card = _follow_as_nil(state, cards) if state.trick else _lead_as_nil(state, cards)
+        card = _follow_as_nil(state, cards) if state.trick else _lead_to_lose(state, cards)
     elif any(state.is_nil(s) for s in state.teammates):
         card = _follow_covering(state, cards) if state.trick else _lead_covering(state, cards)
     elif _wants_tricks(state):
         card = _follow_for_tricks(state, cards) if state.trick else _lead_for_tricks(state, cards)
     else:
-        card = _follow_ducking(state, cards) if state.trick else _lead_low(state, cards)
+        card = _follow_ducking(state, cards) if state.trick else _lead_to_lose(state, cards)
     return legal[cards.index(card)]
 
 
@@ -545,8 +545,9 @@ def _follow_as_nil(state: _Seat, cards: list[int]) -> int:
     return state.highest(winners) if not _seats_after(state) else state.lowest(winners)
 
 
-def _lead_as_nil(state: _Seat, cards: list[int]) -> int:
-    """Lead the card most likely to be beaten: many unseen cards above it."""
+def _lead_to_lose(state: _Seat, cards: list[int]) -> int:
+    """Lead the card most likely to be beaten (as a nil, or once the contract is made):
+    a side card with many unseen cards above it."""
     return state.pick(
         cards,
         lambda c: (state.order.suit[c] != SPADES, state.stronger_unseen(c), -state.order.power[c]),
@@ -591,7 +592,8 @@ def _follow_for_tricks(state: _Seat, cards: list[int]) -> int:
     if winner_seat in state.teammates and _holds(state, best, opponents_after):
         return _discard(state, losers) if losers else state.lowest(cards)
     if winner_seat in state.opponents and state.is_nil(winner_seat) and losers:
-        return _under_nil(state, losers)
+        # Setting a nil is worth more than one trick: leave it winning.
+        return _shed_under(state, losers)
     if not winners:
         return _discard(state, cards)
     safe = [c for c in winners if _holds(state, c, opponents_after)]
@@ -603,9 +605,10 @@ def _follow_for_tricks(state: _Seat, cards: list[int]) -> int:
     return state.highest(following) if following else state.lowest(winners)
 
 
-def _under_nil(state: _Seat, losers: list[int]) -> int:
-    """A nil opponent is winning the trick: stay under it (setting a nil is worth more
-    than a trick), shedding the highest side card that does."""
+def _shed_under(state: _Seat, losers: list[int]) -> int:
+    """Stay under the winning card with the highest side card that does: it sheds a
+    card that could win an unwanted trick later, and spades stay in hand for when a
+    trick is wanted."""
     return state.pick(losers, lambda c: (state.order.suit[c] != SPADES, state.order.power[c]))
 
 
@@ -688,13 +691,8 @@ def _follow_ducking(state: _Seat, cards: list[int]) -> int:
     may still overtake, else with the highest."""
     winners, losers = _split(state, cards)
     if losers:
-        return _under_nil(state, losers)
+        return _shed_under(state, losers)
     return state.highest(winners) if not _seats_after(state) else state.lowest(winners)
-
-
-def _lead_low(state: _Seat, cards: list[int]) -> int:
-    """Contract made: lead the card most likely to lose."""
-    return _lead_as_nil(state, cards)
 
 
 _DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
