@@ -70,7 +70,11 @@ class Listener(Protocol):
 
 
 def hash_token(token: str) -> str:
-    """SHA-256 hex of a seat token: the only form in which tokens are stored."""
+    """SHA-256 hex of a seat token: the only form in which tokens are stored.
+
+    >>> hash_token("secret")[:16]
+    '2bb80d537b1da3e3'
+    """
     return hashlib.sha256(token.encode()).hexdigest()
 
 

@@ -9,7 +9,7 @@ rolled back, and the caller reloads the table and tries again (optimistic lockin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -97,7 +97,13 @@ def chat_line(row: ChatRow) -> dict[str, Any]:
 
 
 def iso(moment: datetime) -> str:
-    """UTC ISO-8601 with a Z (SQLite hands back naive datetimes: they are UTC)."""
+    """UTC ISO-8601 with a Z (SQLite hands back naive datetimes: they are UTC).
+
+    >>> iso(datetime(2026, 11, 29, 15, 4, 5, 123, tzinfo=UTC))
+    '2026-11-29T15:04:05Z'
+    """
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
     return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
