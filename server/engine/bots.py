@@ -32,7 +32,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from server.engine.cards import CLUBS, SPADES, CardOrder, card_index, card_order, deck_codes
+from server.engine.cards import (
+    CLUBS,
+    CODES,
+    SPADES,
+    CardOrder,
+    card_index,
+    card_order,
+    deck_codes,
+    trick_winner,
+)
 
 if TYPE_CHECKING:
     from server.engine.rules import Rules
@@ -303,25 +312,23 @@ class _Seat:
     def led_suit(self) -> int:
         return self._led_suit(self.trick, first_trick=not self.played)
 
-    def beats(self, card: int, best: int) -> bool:
-        """Whether ``card`` played now would beat ``best``, the trick's winning card."""
-        suit, best_suit = self.order.suit[card], self.order.suit[best]
-        if suit == best_suit:
-            power, best_power = self.order.power[card], self.order.power[best]
-            return power > best_power or (power == best_power and self.rules.duplicate_later_wins)
-        if suit == SPADES:
-            return True
-        if best_suit == SPADES:
-            return False
-        return suit == self.led_suit()
+    def wins_with(self, card: int | None = None) -> int:
+        """Position in the trick of the winning card, ``card`` played last if given (the
+        engine's own rule, RULES.md §7)."""
+        cards = [CODES[c] for _, c in self.trick]
+        if card is not None:
+            cards.append(CODES[card])
+        first_club_trick = not self.played and self.rules.first_lead == "lowest_club"
+        return trick_winner(
+            cards,
+            self.rules.deck,
+            self.rules.duplicate_later_wins,
+            "C" if first_club_trick else None,
+        )
 
     def winning(self) -> tuple[int, int]:
         """(seat, card) currently winning the trick on the table."""
-        best_seat, best = self.trick[0]
-        for seat, card in self.trick[1:]:
-            if self.beats(card, best):
-                best_seat, best = seat, card
-        return best_seat, best
+        return self.trick[self.wins_with()]
 
     def stronger_unseen(self, card: int) -> int:
         """Unseen cards of the card's suit that would beat it if played after it."""
@@ -526,8 +533,7 @@ def _seats_after(state: _Seat) -> list[int]:
 
 def _split(state: _Seat, cards: list[int]) -> tuple[list[int], list[int]]:
     """(cards that would win the trick now, cards that would not)."""
-    _, best = state.winning()
-    winners = [c for c in cards if state.beats(c, best)]
+    winners = [c for c in cards if state.wins_with(c) == len(state.trick)]
     return winners, [c for c in cards if c not in winners]
 
 
