@@ -66,7 +66,10 @@ function bidPanel(page, act) {
   if (page.sides.some((side) => side.length > 1) && !teamBidding && partnerBid > 0) {
     notes.push(`Your side so far: ${partnerBid} + your bid.`);
   }
-  if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${Math.max(partnerBid, bids.find((bid) => bid > 0) ?? 0)}).`);
+  const partnerToCome = rules.bidding === "team" && rules.partnerships && partnerBid === 0
+    && (page.sides[sideOfSeat(page.sides, page.seat)] || []).some((member) => member !== page.seat && view.bids?.[member] == null);
+  if (partnerToCome) notes.push("Team bidding: say your own estimate; your partner then names the side's total.");
+  if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${numbers[0]}).`);
   const ten = tenForTwoHundredExplanation(rules);
   if (ten && page.sides.some((side) => side.length > 1)) notes.push(ten);
   return el("div", { class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },

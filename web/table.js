@@ -203,7 +203,9 @@ function turnWords() {
     play: ["Your turn: play a card", "to play"],
   }[view.phase] || ["Your turn", "to act"];
   if (mine) return doing[0];
-  return others ? `${others} ${view.phase === "play" ? "" : "is "}${doing[1]}`.replace("  ", " ") : "";
+  if (!others) return "";
+  const verb = view.phase === "play" ? "" : (turn.length > 1 ? "are " : "is ");
+  return `${others} ${verb}${doing[1]}`;
 }
 
 function seatPicker() {

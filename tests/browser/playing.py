@@ -39,14 +39,40 @@ def act_once(page, seat: int) -> bool:
         page.locator(f'#action-panel button.bid[data-bid="{offer["bid"]}"]').click()
         page.wait_for_function("!document.querySelector('#action-panel .bidding')")
         return True
+    before = ",".join(hand_of(page))
     card = page.locator(f'#hand button.card[data-card="{offer["card"]}"]')
     if seat == 0:  # seat 0 plays with the keyboard only
         card.focus()
         page.keyboard.press("Enter")
     else:
         card.click()
-    page.wait_for_function(f"!document.querySelector('#hand [data-card=\"{offer['card']}\"]')")
+    try:
+        # The hand changes: the card left it (or, after the last trick, a new hand came,
+        # which may hold the same card again).
+        page.wait_for_function(
+            "(before) => [...document.querySelectorAll('#hand .face')]"
+            ".map(c => c.dataset.card).join(',') !== before",
+            arg=before,
+        )
+    except Exception as timeout:
+        raise AssertionError(
+            f"{offer['card']} was played, the hand did not change: {page_story(page)}"
+        ) from timeout
     return True
+
+
+def page_story(page) -> str:
+    """What the page says now, for a failure message."""
+    return page.evaluate(
+        """() => ({
+            turn: document.getElementById('turn-label').textContent,
+            toast: document.getElementById('toast').hidden ? null
+                : document.getElementById('toast').textContent,
+            banner: document.getElementById('connection-banner').textContent,
+            playable: [...document.querySelectorAll('#hand .playable')].map(c => c.dataset.card),
+            phase: document.body.dataset.phase,
+        })"""
+    ).__repr__()
 
 
 def seat_with_bots(open_page, preset: str, players: int, name: str):
