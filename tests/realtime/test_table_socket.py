@@ -84,8 +84,8 @@ async def test_four_players_and_a_spectator_play_a_whole_game(served, http, capl
         own = [m for m in player.messages if m["type"] == "state" and m["state"]]
         assert all(m["seat"] == player.state["seat"] for m in own)
     versions = [m["version"] for m in spectator.messages if m["type"] == "state"]
-    assert versions == sorted(versions)
-    assert len(spectator.messages) > 100
+    assert versions == list(range(versions[0], versions[-1] + 1))  # every change, in order
+    assert final["table"]["hands_played"] >= 1
     for message in spectator.messages:
         assert_no_hidden_card(message)
 
