@@ -8,7 +8,7 @@ const RANK_NAMES = {
 };
 const RANK_LABELS = { T: "10" };
 
-export const SUITS = {
+const SUITS = {
   S: { name: "spades", symbol: "♠", colour: "black" },
   H: { name: "hearts", symbol: "♥", colour: "red" },
   D: { name: "diamonds", symbol: "♦", colour: "red" },
@@ -20,7 +20,7 @@ const JOKERS = {
   LJ: { name: "Little joker", label: "LITTLE", colour: "black" },
 };
 
-export function isJoker(code) {
+function isJoker(code) {
   return code in JOKERS;
 }
 

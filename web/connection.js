@@ -21,7 +21,6 @@ export class TableConnection {
     this.helloPending = false;
     this.lastResync = 0;
     this.nextId = 1;
-    this.closedForGood = false;
   }
 
   connect() {
@@ -108,7 +107,6 @@ export class TableConnection {
     clearInterval(this.pinger);
     this.socket = null;
     if (event.code === 4404) {
-      this.closedForGood = true;
       this.hooks.onGone();
       return;
     }

@@ -35,6 +35,17 @@ export function fill(node, ...children) {
   return node;
 }
 
+/**
+ * Redraw a panel only when what it shows has changed, so that a state that changes
+ * nothing in it (presence, chat, someone else's move) neither replays its animation
+ * nor takes the keyboard focus away from the player.
+ */
+export function unchanged(node, key) {
+  if (node.dataset.key === key) return true;
+  node.dataset.key = key;
+  return false;
+}
+
 /** Read and write small JSON values in localStorage without throwing (private mode). */
 export const remembered = {
   get(key, fallback = null) {

@@ -2,11 +2,11 @@
 // `state` message. The only game logic here is display: the server's `legal` list says
 // what the player may do.
 
-import { decisionPanel, passCardsCount } from "/static/bidding.js";
-import { cardBack, cardFace, sortHand } from "/static/cards.js";
+import { decisionPanel } from "/static/bidding.js";
 import { ChatPanel } from "/static/chat.js";
 import { TableConnection } from "/static/connection.js";
-import { api, el, fill, remembered } from "/static/dom.js";
+import { api, el, fill, remembered, unchanged } from "/static/dom.js";
+import { renderHand } from "/static/hand.js";
 import { rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad } from "/static/scorepad.js";
 import { renderSeats } from "/static/seats.js";
@@ -33,7 +33,6 @@ const page = {
   summaryClosed: false,
   passChoice: new Set(),
   acting: false,
-  connected: false,
 };
 
 const trick = new TrickDisplay($("trick"));
@@ -59,8 +58,7 @@ function showBanner(text, kind = "down") {
 }
 
 function showConnection(status, detail = {}) {
-  page.connected = status === "open";
-  if (page.connected) showBanner("");
+  if (status === "open") showBanner("");
   else showBanner(detail.restarting ? "Reconnecting… (the server is restarting)" : "Reconnecting…");
 }
 
@@ -245,17 +243,6 @@ function summaryToShow() {
   return node;
 }
 
-/**
- * Redraw a panel only when what it shows has changed, so that a state that changes
- * nothing in it (presence, chat, someone else's move) neither replays its animation
- * nor takes the keyboard focus away from the player.
- */
-function unchanged(node, key) {
-  if (node.dataset.key === key) return true;
-  node.dataset.key = key;
-  return false;
-}
-
 function renderCentre() {
   const over = page.view?.phase === "over" || page.table.status === "over";
   const names = page.table.seats.map((seat) => seat.name).join();
@@ -302,75 +289,20 @@ function focusIsFree() {
   return !active || active === document.body || $("hand").contains(active) || $("action-panel").contains(active);
 }
 
-function handCard(code, playable, passing, myTurnToPlay) {
-  const chosen = page.passChoice.has(code);
-  const card = cardFace(code, "button");
-  card.type = "button";
-  if (passing) {
-    card.classList.add("selectable");
-    card.classList.toggle("chosen", chosen);
-    card.setAttribute("aria-pressed", String(chosen));
-    card.addEventListener("click", () => {
-      if (chosen) page.passChoice.delete(code);
-      else if (page.passChoice.size < passCardsCount(page.view)) page.passChoice.add(code);
-      render();
-    });
-  } else if (playable && !page.acting) {
-    card.classList.add("playable");
-    card.addEventListener("click", () => act({ type: "play", card: code }));
-  } else {
-    card.disabled = true;
-    if (myTurnToPlay) card.classList.add("dimmed");
-  }
-  return card;
-}
-
-function renderHand() {
-  const container = $("hand");
-  const { view, seat } = page;
-  const area = container.closest(".hand-area");
-  area.hidden = seat === null;
-  if (seat === null) {
-    container.dataset.key = "";
-    fill(container);
-    return;
-  }
-  const focused = document.activeElement?.dataset?.card;
-  if (!view) {
-    container.dataset.key = "";
-    fill(container);
-    $("hand-label").textContent = "";
-    return;
-  }
-  if (view.hand === null || view.hand === undefined) {
-    const count = view.hand_sizes?.[seat] ?? 0;
-    container.dataset.key = "";
-    fill(container, Array.from({ length: count }, () => cardBack("Your card, still face down")));
-    $("hand-label").textContent = count ? "Your cards are face down until you decide." : "";
-    return;
-  }
-  const playable = new Set((view.legal || []).filter((action) => action.type === "play").map((action) => action.card));
-  const passing = (view.legal || []).some((action) => action.type === "pass") && !page.acting;
-  const order = sortHand(view.hand, {
-    spadesFirst: remembered.get(SPADES_FIRST_KEY, false),
-    deck: page.table.rules?.deck,
-  });
-  const myTurnToPlay = playable.size > 0;
-  const key = JSON.stringify([order, [...playable], passing, [...page.passChoice], page.acting]);
-  if (unchanged(container, key)) return;
-  fill(container, order.map((code) => handCard(code, playable.has(code), passing, myTurnToPlay)));
-  container.style.setProperty("--cards", String(order.length));
-  $("hand-label").textContent = order.length ? `Your hand (${order.length} cards)` : "";
-  const again = focused && container.querySelector(`[data-card="${focused}"]:not([disabled])`);
-  if (again) again.focus({ preventScroll: true });
-  else if (myTurnToPlay && focusIsFree()) container.querySelector(".playable")?.focus({ preventScroll: true });
-}
-
 function renderLastTrickButton() {
   const button = $("last-trick-button");
   const has = Boolean(page.view?.last_trick && (page.view.last_trick.cards || page.view.last_trick).length);
   button.hidden = !has;
   if (!$("last-trick").hidden) renderLastTrick($("last-trick"), page);
+}
+
+function drawHand() {
+  renderHand(page, {
+    act,
+    redraw: render,
+    focusIsFree,
+    spadesFirst: remembered.get(SPADES_FIRST_KEY, false),
+  });
 }
 
 function render() {
@@ -383,7 +315,7 @@ function render() {
   $("turn-label").textContent = turnWords();
   renderActionPanel();
   renderCentre();
-  renderHand();
+  drawHand();
   renderScorepad($("scorepad"), page, page.history);
   renderLastTrickButton();
 }
@@ -416,7 +348,7 @@ function setUpControls() {
   spadesFirst.checked = remembered.get(SPADES_FIRST_KEY, false);
   spadesFirst.addEventListener("change", () => {
     remembered.set(SPADES_FIRST_KEY, spadesFirst.checked);
-    renderHand();
+    drawHand();
   });
   $("last-trick-button").addEventListener("click", () => {
     const panel = $("last-trick");
