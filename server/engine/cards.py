@@ -132,6 +132,15 @@ def hand_size(players: int, deck: str) -> int:
     return len(deck_codes(players, deck)) // players
 
 
+def _win_key(order: CardOrder, card: int, led: int) -> int:
+    suit = order.suit[card]
+    if suit == SPADES:
+        return 100 + order.power[card]
+    if suit == led:
+        return order.power[card]
+    return -1
+
+
 class CardOrder:
     """How cards compare under one deck: effective suit and power of every card int.
 
@@ -141,7 +150,7 @@ class CardOrder:
     ``jokers_deuces``: BJ > LJ > 2D > 2S > AS > ... > 3S.
     """
 
-    __slots__ = ("deck", "power", "sort_key", "suit")
+    __slots__ = ("deck", "power", "sort_key", "suit", "win_key")
 
     def __init__(self, deck: str) -> None:
         self.deck = deck
@@ -157,6 +166,11 @@ class CardOrder:
             self.power[LITTLE_JOKER] = 15
             self.power[BIG_JOKER] = 16
         self.sort_key = [self.suit[i] * 32 + self.power[i] for i in range(CARD_SLOTS)]
+        # win_key[led][card]: how strongly a card bids for a trick whose led suit is
+        # ``led`` (-1: cannot win), so that judging a trick is one table look-up per card.
+        self.win_key = [
+            [_win_key(self, card, led) for card in range(CARD_SLOTS)] for led in range(4)
+        ]
 
     def is_trump(self, card: int) -> bool:
         """Whether the card counts as a spade."""
@@ -212,12 +226,3 @@ def trick_winner(
         if key > best_key or (key == best_key and duplicate_later_wins and key >= 0):
             best, best_key = position, key
     return best
-
-
-def _win_key(order: CardOrder, card: int, led: int) -> int:
-    suit = order.suit[card]
-    if suit == SPADES:
-        return 100 + order.power[card]
-    if suit == led:
-        return order.power[card]
-    return -1

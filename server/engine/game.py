@@ -187,8 +187,18 @@ class Game:
         self._duplicates = rules.players == 6
         self._lowest_club_first = rules.first_lead == "lowest_club"
         self._guard_spades = rules.spades_broken_to_lead
+        self._win_key = self._order.win_key
+        self._partner_of = [
+            next((other for other in self._sides[self._side_of[seat]] if other != seat), None)
+            for seat in range(self._n)
+        ]
         self._legal_cache: list[int] | None = None
         self._legal_codes: list[str] | None = None
+        # During play, each seat's cards as codes in hand order, all of them and by
+        # suit (built when play starts, or on first use after from_state), so that the
+        # legal cards of a follow are a list that already exists.
+        self._hand_codes: list[list[str]] | None = None
+        self._suit_codes: list[list[list[str]]] = []
 
     # ----------------------------------------------------------------- public reading
 
@@ -229,7 +239,7 @@ class Game:
             return []
         phase = self.phase
         if phase == "play":
-            return [{"type": "play", "card": CODES[c]} for c in self._legal_plays()]
+            return [{"type": "play", "card": code} for code in self._legal_code_list()]
         if phase == "bid":
             return [{"type": "bid", "bid": bid} for bid in self._legal_bids(seat)]
         if phase == "blind":
@@ -245,11 +255,11 @@ class Game:
 
         Same answer as the ``"play"`` actions of ``legal(seat)``; empty when not playing.
         """
-        if self.phase != "play" or seat != self._turn or type(seat) is not int:
+        if type(seat) is not int or seat != self._turn or self.phase != "play":
             return []
         codes = self._legal_codes
         if codes is None:
-            codes = self._legal_codes = [CODES[c] for c in self._legal_plays()]
+            codes = self._legal_code_list()
         return codes[:]
 
     # ------------------------------------------------------------------- acting
@@ -271,10 +281,10 @@ class Game:
 
     def play(self, seat: int, card: str) -> list[dict[str, Any]]:
         """Fast path: ``act(seat, {"type": "play", "card": card})``, same checks."""
-        if seat == self._turn and self.phase == "play" and type(seat) is int:
+        if type(seat) is int and seat == self._turn and self.phase == "play":
             codes = self._legal_codes
             if codes is None:
-                codes = self._legal_codes = [CODES[c] for c in self._legal_plays()]
+                codes = self._legal_code_list()
             if type(card) is str and card in codes:
                 return self._play_card(seat, INDEX[card])
         return self.act(seat, {"type": "play", "card": card})
@@ -460,6 +470,7 @@ class Game:
         self._passes: dict[int, list[int]] = {}
         self._deal: list[list[str]] = []
         self._legal_cache = self._legal_codes = None
+        self._hand_codes = None
         if n == 2:
             self.hands: list[list[int]] = [[], []]
             self._stock = deck
@@ -493,8 +504,7 @@ class Game:
         return leader - self._scores[own][0] >= rules.blind_nil_behind_by
 
     def _partner(self, seat: int) -> int | None:
-        seats = self._sides[self._side_of[seat]]
-        return next((other for other in seats if other != seat), None)
+        return self._partner_of[seat]
 
     def _skips_blind(self, seat: int) -> bool:
         """A player whose partner declared blind nil is not asked when min_team_bid > 0."""
@@ -640,6 +650,7 @@ class Game:
         self.phase = "play"
         self._turn = (self.dealer + 1) % self._n
         self._legal_cache = self._legal_codes = None
+        self._build_hand_codes()
         if rules.first_lead == "two_clubs":
             clubs = [
                 (self._power[card], position, card, seat)
@@ -679,14 +690,65 @@ class Game:
         self._legal_cache = result
         return result
 
+    def _build_hand_codes(self) -> None:
+        suit = self._suit
+        self._hand_codes = [[CODES[c] for c in cards] for cards in self.hands]
+        self._suit_codes = []
+        for cards in self.hands:
+            by_suit: list[list[str]] = [[], [], [], []]
+            for card in cards:
+                by_suit[suit[card]].append(CODES[card])
+            self._suit_codes.append(by_suit)
+
+    def _legal_code_list(self) -> list[str]:
+        """The codes of ``_legal_plays()``, same order, cached for this turn.
+
+        The answer may be one of the seat's own card lists: read it, never change it.
+        """
+        codes = self._legal_codes
+        if codes is not None:
+            return codes
+        if self._hand_codes is None:
+            self._build_hand_codes()
+        assert self._hand_codes is not None
+        trick = self._trick
+        if self._trick_number == 0 and (
+            self._lowest_club_first or (self._forced_lead is not None and not trick)
+        ):
+            codes = [CODES[c] for c in self._legal_plays()]
+        else:
+            seat = self._turn
+            every = self._hand_codes[seat]
+            if trick:
+                codes = self._suit_codes[seat][self._suit[trick[0][1]]] or every
+            elif self._guard_spades and not self._spades_broken:
+                by_suit = self._suit_codes[seat]
+                if by_suit[SPADES] and len(by_suit[SPADES]) < len(every):
+                    spades = by_suit[SPADES]
+                    codes = [code for code in every if code not in spades]
+                else:
+                    codes = every
+            else:
+                codes = every
+            if self._duplicates:
+                codes = list(dict.fromkeys(codes))
+        self._legal_codes = codes
+        return codes
+
     def _play_card(self, seat: int, card: int) -> list[dict[str, Any]]:
         self.hands[seat].remove(card)
-        self._legal_cache = self._legal_codes = None
         code = CODES[card]
+        card_suit = self._suit[card]
+        if self._hand_codes is None:
+            self._build_hand_codes()
+        else:
+            self._hand_codes[seat].remove(code)
+            self._suit_codes[seat][card_suit].remove(code)
+        self._legal_cache = self._legal_codes = None
         self._log.append((seat, "play", code))
         trick = self._trick
         trick.append((seat, card))
-        if self._suit[card] == SPADES:
+        if card_suit == SPADES:
             self._spades_broken = True
         events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": code}]
         n = self._n
@@ -715,23 +777,25 @@ class Game:
     def _trick_winner(self) -> int:
         trick = self._trick
         suit = self._suit
-        power = self._power
         led = suit[trick[0][1]]
-        first_lowest_club = self._trick_number == 0 and self.rules.first_lead == "lowest_club"
-        if first_lowest_club and any(suit[card] == CLUBS for _, card in trick):
+        if (
+            self._trick_number == 0
+            and self._lowest_club_first
+            and any(suit[card] == CLUBS for _, card in trick)
+        ):
             led = CLUBS
-        later_wins = self.rules.duplicate_later_wins
+        keys = self._win_key[led]
         best_seat, best_key = trick[0][0], -1
-        for seat, card in trick:
-            card_suit = suit[card]
-            if card_suit == SPADES:
-                key = 100 + power[card]
-            elif card_suit == led:
-                key = power[card]
-            else:
-                continue
-            if key > best_key or (later_wins and key == best_key):
-                best_seat, best_key = seat, key
+        if self._duplicates and self.rules.duplicate_later_wins:
+            for seat, card in trick:
+                key = keys[card]
+                if key >= best_key and key >= 0:
+                    best_seat, best_key = seat, key
+        else:
+            for seat, card in trick:
+                key = keys[card]
+                if key > best_key:
+                    best_seat, best_key = seat, key
         return best_seat
 
     # ------------------------------------------------------------------ scoring
@@ -805,7 +869,7 @@ class Game:
         if not isinstance(code, str) or code not in INDEX:
             raise IllegalAction("bad_action", f"Not a card: {code!r}")
         card = INDEX[code]
-        if card in self._legal_plays():
+        if code in self._legal_code_list():
             return card
         hand = self.hands[seat]
         if card not in hand:
