@@ -102,14 +102,14 @@ function scoreWords(table) {
 }
 
 function tableRow(table, action) {
-  const seated = table.seats.filter((seat) => seat.name !== null).length;
-  const names = table.seats.map((seat) => seat.name || "—").join(", ");
+  const seated = table.seats.filter((seat) => seat.name !== null);
+  const names = seated.map((seat) => seat.name).join(", ");
   const url = table.url || `/t/${table.id}`;
   return el("li", { class: "table-row" },
     el("div", { class: "table-row-text" },
       el("strong", {}, table.name),
       el("span", { class: "muted" }, rulesSummary(table.rules)),
-      el("span", {}, `${seated}/${table.seats.length} seated: ${names}`),
+      el("span", {}, `${seated.length} of ${table.seats.length} seats taken${names ? `: ${names}` : ""}`),
       table.status === "playing" ? el("span", { class: "score" }, `Score ${scoreWords(table)}`) : null),
     el("a", { class: "button", href: url }, action));
 }
