@@ -235,9 +235,14 @@ class Game:
 
         Pass actions list each set of cards once, in hand order.
         """
-        if not self._is_seat(seat) or seat not in self.turn:
-            return []
         phase = self.phase
+        if not (type(seat) is int and 0 <= seat < self._n) and not self._is_seat(seat):
+            return []
+        if phase == "pass" or phase == "over":
+            if seat not in self.turn:
+                return []
+        elif seat != self._turn:
+            return []
         if phase == "play":
             return [{"type": "play", "card": code} for code in self._legal_code_list()]
         if phase == "bid":
@@ -631,8 +636,7 @@ class Game:
             if isinstance(partner_bid, int) and 0 < partner_bid < minimum:
                 self.bids[partner] = minimum
                 events.append({"type": "bid_raised", "seat": partner, "bid": minimum})
-        waiting = [s for s in self._bidding_order() if self.bids[s] is None]
-        if not waiting:
+        if None not in self.bids:
             self._start_play()
             return events
         n = self._n
@@ -853,7 +857,7 @@ class Game:
             )
         if self.phase == "over":
             raise IllegalAction("game_over", "The game is over")
-        if seat not in self.turn:
+        if (seat != self._turn) if self.phase != "pass" else (seat not in self.turn):
             waiting = ", ".join(str(s) for s in self.turn)
             raise IllegalAction("not_your_turn", f"It is not your turn: waiting for seat {waiting}")
         if PHASE_ACTION[self.phase] != kind:
@@ -861,7 +865,7 @@ class Game:
                 "wrong_phase", f"It is time to {PHASE_WORDS[self.phase]}, not to {kind}"
             )
         field = ACTION_FIELDS[kind]
-        if set(action) != {"type", field}:
+        if len(action) != 2 or field not in action:
             raise IllegalAction("bad_action", f'A "{kind}" action has exactly "type" and "{field}"')
         return kind, action[field]
 
