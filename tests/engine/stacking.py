@@ -1,11 +1,13 @@
-"""Stacked decks and scripted play for engine tests."""
+"""Stacked decks, scripted play and refusal checks for engine tests."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from server.engine import Game, Rules, deck_codes
+import pytest
+
+from server.engine import Game, IllegalAction, Rules, deck_codes
 
 SUIT_HANDS = {
     0: "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
@@ -70,3 +72,12 @@ def with_scores(game: Game, scores: list[list[int]]) -> Game:
     state = game.to_state()
     state["scores"] = scores
     return Game.from_state(state)
+
+
+def refused(game: Game, seat: int, action: dict[str, Any]) -> IllegalAction:
+    """Act, expect a refusal, and check the game is exactly as before; returns the refusal."""
+    before = game.to_state()
+    with pytest.raises(IllegalAction) as caught:
+        game.act(seat, action)
+    assert game.to_state() == before
+    return caught.value

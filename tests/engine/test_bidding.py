@@ -1,9 +1,8 @@
 """Bidding, blind nil, the pass and the draw method (RULES.md §4-6)."""
 
-import pytest
 
-from server.engine import Game, IllegalAction, Rules, deck_codes
-from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, stacked_game
+from server.engine import Game, Rules, deck_codes
+from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, refused, stacked_game
 
 STANDARD = Rules.preset("standard")
 
@@ -14,14 +13,6 @@ def bid(game, seat, number):
 
 def bids_allowed(game, seat):
     return [action["bid"] for action in game.legal(seat)]
-
-
-def refused(game, seat, action):
-    before = game.to_state()
-    with pytest.raises(IllegalAction) as caught:
-        game.act(seat, action)
-    assert game.to_state() == before
-    return caught.value
 
 
 def test_bids_are_nil_or_one_to_the_hand_size():

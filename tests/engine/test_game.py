@@ -5,17 +5,16 @@ import json
 import pytest
 
 from server.engine import Game, IllegalAction, Rules, score_hand
-from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, stacked_game, with_scores
+from tests.engine.stacking import (
+    SUIT_HANDS,
+    bid_all,
+    play_first_legal,
+    refused,
+    stacked_game,
+    with_scores,
+)
 
 STANDARD = Rules.preset("standard")
-
-
-def refused(game, seat, action):
-    before = game.to_state()
-    with pytest.raises(IllegalAction) as caught:
-        game.act(seat, action)
-    assert game.to_state() == before
-    return caught.value
 
 
 def side_zero_takes_all(rules, scores, bids=None):

@@ -3,21 +3,13 @@
 import pytest
 
 from server.engine import Game, IllegalAction, Rules, deck_codes, trick_winner
-from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, stacked_game
+from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, refused, stacked_game
 
 STANDARD = Rules.preset("standard")
 
 
 def play(game, seat, card):
     return game.act(seat, {"type": "play", "card": card})
-
-
-def refused(game, seat, action):
-    before = game.to_state()
-    with pytest.raises(IllegalAction) as caught:
-        game.act(seat, action)
-    assert game.to_state() == before
-    return caught.value
 
 
 def test_cards_dealt_one_at_a_time_clockwise_from_left_of_dealer():
