@@ -150,7 +150,7 @@ class CardOrder:
     ``jokers_deuces``: BJ > LJ > 2D > 2S > AS > ... > 3S.
     """
 
-    __slots__ = ("deck", "power", "sort_key", "suit", "win_key")
+    __slots__ = ("deck", "natural", "power", "sort_key", "suit", "win_key")
 
     def __init__(self, deck: str) -> None:
         self.deck = deck
@@ -166,6 +166,9 @@ class CardOrder:
             self.power[LITTLE_JOKER] = 15
             self.power[BIG_JOKER] = 16
         self.sort_key = [self.suit[i] * 32 + self.power[i] for i in range(CARD_SLOTS)]
+        # Whether sorting the ints themselves gives the order of sort_key (all decks but
+        # jokers_deuces): then sorting a hand needs no key function.
+        self.natural = self.sort_key == sorted(self.sort_key)
         # win_key[led][card]: how strongly a card bids for a trick whose led suit is
         # ``led`` (-1: cannot win), so that judging a trick is one table look-up per card.
         self.win_key = [
@@ -178,6 +181,8 @@ class CardOrder:
 
     def sorted_codes(self, cards: Iterable[int]) -> list[str]:
         """Codes sorted by suit (clubs, diamonds, hearts, spades) then rank, low first."""
+        if self.natural:
+            return [CODES[c] for c in sorted(cards)]
         return [CODES[c] for c in sorted(cards, key=self.sort_key.__getitem__)]
 
 

@@ -264,7 +264,15 @@ class Game:
             return []
         codes = self._legal_codes
         if codes is None:
-            codes = self._legal_code_list()
+            trick = self._trick
+            hand_codes = self._hand_codes
+            if trick and self._trick_number and hand_codes is not None and not self._duplicates:
+                # The common case, inline: a follow after the first trick.
+                codes = self._legal_codes = (
+                    self._suit_codes[seat][self._suit[trick[0][1]]] or hand_codes[seat]
+                )
+            else:
+                codes = self._legal_code_list()
         return codes[:]
 
     # ------------------------------------------------------------------- acting
@@ -291,7 +299,7 @@ class Game:
             if codes is None:
                 codes = self._legal_code_list()
             if type(card) is str and card in codes:
-                return self._play_card(seat, INDEX[card])
+                return self._play_card(seat, INDEX[card], card)
         return self.act(seat, {"type": "play", "card": card})
 
     # ------------------------------------------------------------------- viewing
@@ -739,9 +747,10 @@ class Game:
         self._legal_codes = codes
         return codes
 
-    def _play_card(self, seat: int, card: int) -> list[dict[str, Any]]:
+    def _play_card(self, seat: int, card: int, code: str = "") -> list[dict[str, Any]]:
         self.hands[seat].remove(card)
-        code = CODES[card]
+        if not code:
+            code = CODES[card]
         card_suit = self._suit[card]
         if self._hand_codes is None:
             self._build_hand_codes()
