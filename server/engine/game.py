@@ -194,6 +194,7 @@ class Game:
         ]
         self._legal_cache: list[int] | None = None
         self._legal_codes: list[str] | None = None
+        self._bids_cache: tuple[int, list[Any], list[int]] | None = None
         # During play, each seat's cards as codes in hand order, all of them and by
         # suit (built when play starts, or on first use after from_state), so that the
         # legal cards of a follow are a list that already exists.
@@ -573,6 +574,7 @@ class Game:
         self._blind_queue.pop(0)
         if declare:
             self.bids[seat] = BLIND_NIL
+            self._bids_cache = None
         self._log.append((seat, "blind_nil", declare))
         self._continue_blind()
         return [{"type": "blind_nil", "seat": seat, "declare": declare}]
@@ -615,6 +617,10 @@ class Game:
     # ------------------------------------------------------------------ bidding
 
     def _legal_bids(self, seat: int) -> list[int]:
+        """The bids ``seat`` may make now; cached until a bid changes (read, never change)."""
+        cached = self._bids_cache
+        if cached is not None and cached[0] == seat and cached[1] is self.bids:
+            return cached[2]
         rules = self.rules
         top = self._hand_size
         allow_nil = rules.nil
@@ -631,10 +637,13 @@ class Game:
             low = max(1, int(partner_bid), rules.min_team_bid)
         else:
             low = max(1, rules.min_team_bid - int(partner_bid))
-        return ([0] if allow_nil else []) + list(range(low, top + 1))
+        allowed = ([0] if allow_nil else []) + list(range(low, top + 1))
+        self._bids_cache = (seat, self.bids, allowed)
+        return allowed
 
     def _bid(self, seat: int, bid: int) -> list[dict[str, Any]]:
         self.bids[seat] = bid
+        self._bids_cache = None
         self._log.append((seat, "bid", bid))
         events: list[dict[str, Any]] = [{"type": "bid", "seat": seat, "bid": bid}]
         partner = self._partner(seat)
