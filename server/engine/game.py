@@ -951,13 +951,24 @@ def shuffle(cards: list[int], rng: random.Random) -> None:
     True
     """
     getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        bound = i + 1
-        bits = bound.bit_length()
+    for i, bound, bits in _shuffle_steps(len(cards)):
         j = getrandbits(bits)
         while j >= bound:
             j = getrandbits(bits)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+_SHUFFLE_STEPS: dict[int, list[tuple[int, int, int]]] = {}
+
+
+def _shuffle_steps(size: int) -> list[tuple[int, int, int]]:
+    """``(i, i + 1, (i + 1).bit_length())`` for every step of a shuffle of ``size``
+    cards, computed once per deck size."""
+    steps = _SHUFFLE_STEPS.get(size)
+    if steps is None:
+        steps = [(i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
+        _SHUFFLE_STEPS[size] = steps
+    return steps
 
 
 def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
