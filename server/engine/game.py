@@ -186,6 +186,8 @@ class Game:
         self._base_deck = [INDEX[code] for code in deck_codes(rules.players, rules.deck)]
         self._duplicates = rules.players == 6
         self._lowest_club_first = rules.first_lead == "lowest_club"
+        # Tricks after the first are judged by the win keys alone (no identical cards).
+        self._plain_tricks = not self._duplicates
         self._guard_spades = rules.spades_broken_to_lead
         self._win_key = self._order.win_key
         self._partner_of = [
@@ -282,7 +284,10 @@ class Game:
         """Apply one action from ``seat``; return the events. IllegalAction if refused."""
         kind, value = self._check_action(seat, action)
         if kind == "play":
-            events = self._play_card(seat, self._checked_card(seat, value))
+            code = value
+            card = self._checked_card(seat, code)
+            events = []
+            self._play_card(seat, card, code, events)
         elif kind == "bid":
             events = self._bid(seat, self._checked_bid(seat, value))
         elif kind == "blind_nil":
@@ -293,15 +298,27 @@ class Game:
             events = self._choose_pass(seat, self._checked_pass(seat, value))
         return events
 
-    def play(self, seat: int, card: str) -> list[dict[str, Any]]:
-        """Fast path: ``act(seat, {"type": "play", "card": card})``, same checks."""
-        if type(seat) is int and seat == self._turn and self.phase == "play":
+    def play(self, seat: int, card: str) -> None:
+        """Fast path: ``act(seat, {"type": "play", "card": card})`` with the same checks
+        and the same change of state, but no events are built and None is returned.
+
+        An illegal card raises the same IllegalAction as ``act``. Meant for bots and
+        benchmarks that read the state rather than events; the server uses ``act``.
+        """
+        if seat == self._turn and self.phase == "play" and type(seat) is int:
             codes = self._legal_codes
             if codes is None:
                 codes = self._legal_code_list()
             if type(card) is str and card in codes:
-                return self._play_card(seat, INDEX[card], card)
-        return self.act(seat, {"type": "play", "card": card})
+                self._play_card(seat, INDEX[card], card, None)
+                return
+        self.act(seat, {"type": "play", "card": card})
+
+    @property
+    def seat_to_play(self) -> int:
+        """The one seat on turn, as an int (cheaper than ``turn[0]``): valid in every
+        phase but ``"pass"`` (several seats) and ``"over"`` (nobody)."""
+        return self._turn
 
     # ------------------------------------------------------------------- viewing
 
@@ -462,7 +479,7 @@ class Game:
 
     # ------------------------------------------------------------------ hand setup
 
-    def _start_hand(self, events: list[dict[str, Any]]) -> None:
+    def _start_hand(self, events: list[dict[str, Any]] | None) -> None:
         n = self._n
         self.hand_number += 1
         self.dealer = (self.dealer + 1) % n
@@ -496,9 +513,10 @@ class Game:
         self._stock_pos = 0
         self.phase = "blind"
         self._turn = (self.dealer + 1) % n
-        events.append(
-            {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
-        )
+        if events is not None:
+            events.append(
+                {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
+            )
         order = self._bidding_order()
         self._blind_queue = [seat for seat in order if self._blind_eligible(seat)]
         self._continue_blind()
@@ -756,15 +774,19 @@ class Game:
         self._legal_codes = codes
         return codes
 
-    def _play_card(self, seat: int, card: int, code: str = "") -> list[dict[str, Any]]:
+    def _play_card(
+        self, seat: int, card: int, code: str, events: list[dict[str, Any]] | None
+    ) -> None:
+        """Play a checked card. The one core of ``act`` and the fast path ``play``:
+        ``events`` is the list ``act`` returns, or None when nobody wants events (then
+        none are built)."""
         self.hands[seat].remove(card)
-        if not code:
-            code = CODES[card]
         card_suit = self._suit[card]
-        if self._hand_codes is None:
+        hand_codes = self._hand_codes
+        if hand_codes is None:
             self._build_hand_codes()
         else:
-            self._hand_codes[seat].remove(code)
+            hand_codes[seat].remove(code)
             self._suit_codes[seat][card_suit].remove(code)
         self._legal_cache = self._legal_codes = None
         self._log.append((seat, "play", code))
@@ -772,29 +794,39 @@ class Game:
         trick.append((seat, card))
         if card_suit == SPADES:
             self._spades_broken = True
-        events: list[dict[str, Any]] = [{"type": "play", "seat": seat, "card": code}]
+        if events is not None:
+            events.append({"type": "play", "seat": seat, "card": code})
         n = self._n
         if len(trick) < n:
             self._turn = seat + 1 if seat + 1 < n else 0
-            return events
-        winner = self._trick_winner()
+            return
+        if self._plain_tricks and self._trick_number:
+            # The common case, inline: the highest win key takes the trick.
+            keys = self._win_key[self._suit[trick[0][1]]]
+            winner, best = trick[0][0], -1
+            for player, played in trick:
+                key = keys[played]
+                if key > best:
+                    winner, best = player, key
+        else:
+            winner = self._trick_winner()
         self.tricks_won[winner] += 1
         self._played.extend(trick)
         self._last_trick = (trick, winner)
         self._trick = []
         self._trick_number += 1
-        events.append(
-            {
-                "type": "trick",
-                "winner": winner,
-                "cards": _seat_cards(trick),
-                "number": self._trick_number,
-            }
-        )
         self._turn = winner
+        if events is not None:
+            events.append(
+                {
+                    "type": "trick",
+                    "winner": winner,
+                    "cards": _seat_cards(trick),
+                    "number": self._trick_number,
+                }
+            )
         if self._trick_number == self._hand_size:
             self._finish_hand(events)
-        return events
 
     def _trick_winner(self) -> int:
         trick = self._trick
@@ -822,7 +854,7 @@ class Game:
 
     # ------------------------------------------------------------------ scoring
 
-    def _finish_hand(self, events: list[dict[str, Any]]) -> None:
+    def _finish_hand(self, events: list[dict[str, Any]] | None) -> None:
         rules = self.rules
         sides = score_sides(rules, self.bids, self.tricks_won, self.scores)
         self._scores = [[side["score"], side["bags"]] for side in sides]
@@ -835,11 +867,13 @@ class Game:
             "deal": self._deal,
         }
         self.hand_results.append(result)
-        events.append({"type": "hand_scored", **_copy_result(result)})
+        if events is not None:
+            events.append({"type": "hand_scored", **_copy_result(result)})
         self.winner = self._game_winner(sides)
         if self.winner is not None:
             self.phase = "over"
-            events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})
+            if events is not None:
+                events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})
             return
         self._start_hand(events)
 

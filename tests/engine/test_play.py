@@ -280,5 +280,17 @@ def test_fast_path_agrees_with_legal_and_act():
     with pytest.raises(IllegalAction) as caught:
         game.play((seat + 1) % 4, game.legal_cards(seat)[0])
     assert caught.value.code == "not_your_turn"
-    events = game.play(seat, game.legal_cards(seat)[0])
-    assert events[0]["type"] == "play"
+    twin = Game(STANDARD, seed=9)
+    bid_all(twin, dict.fromkeys(range(4), 3))
+    # play() builds no events and returns None; the state changes exactly as by act().
+    while game.winner is None and game.hand_number < 3:
+        seat = game.turn[0]
+        if game.phase == "play":
+            card = game.legal_cards(seat)[-1]
+            assert game.play(seat, card) is None
+            assert twin.act(seat, {"type": "play", "card": card})[0]["type"] == "play"
+        else:
+            action = game.legal(seat)[-1]
+            game.act(seat, action)
+            twin.act(seat, action)
+        assert game.to_state() == twin.to_state()
