@@ -212,7 +212,7 @@ class Game:
             return []
         if self.phase == "pass":
             return [seat for seat in self._passers if seat not in self._passes]
-        return [self._turn]
+        return [self.seat_to_play]
 
     @property
     def scores(self) -> list[dict[str, int]]:
@@ -244,7 +244,7 @@ class Game:
         if phase == "pass" or phase == "over":
             if seat not in self.turn:
                 return []
-        elif seat != self._turn:
+        elif seat != self.seat_to_play:
             return []
         if phase == "play":
             return [{"type": "play", "card": code} for code in self._legal_code_list()]
@@ -261,18 +261,18 @@ class Game:
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
 
-        Same answer as the ``"play"`` actions of ``legal(seat)``; empty when not playing.
+        Same answer as the ``"play"`` actions of ``legal(seat)``, as a fresh list of
+        codes; empty when not playing or not ``seat``'s turn.
         """
-        if type(seat) is not int or seat != self._turn or self.phase != "play":
+        if seat != self.seat_to_play or self.phase != "play" or type(seat) is not int:
             return []
         codes = self._legal_codes
         if codes is None:
-            trick = self._trick
-            hand_codes = self._hand_codes
-            if trick and self._trick_number and hand_codes is not None and not self._duplicates:
-                # The common case, inline: a follow after the first trick.
+            led = self._led
+            if led >= 0:
+                # The common case, inline: a follow (see _led).
                 codes = self._legal_codes = (
-                    self._suit_codes[seat][self._suit[trick[0][1]]] or hand_codes[seat]
+                    self._suit_codes[seat][led] or self._hand_codes[seat]  # type: ignore[index]
                 )
             else:
                 codes = self._legal_code_list()
@@ -305,7 +305,7 @@ class Game:
         An illegal card raises the same IllegalAction as ``act``. Meant for bots and
         benchmarks that read the state rather than events; the server uses ``act``.
         """
-        if seat == self._turn and self.phase == "play" and type(seat) is int:
+        if seat == self.seat_to_play and self.phase == "play" and type(seat) is int:
             codes = self._legal_codes
             if codes is None:
                 codes = self._legal_code_list()
@@ -313,12 +313,6 @@ class Game:
                 self._play_card(seat, INDEX[card], card, None)
                 return
         self.act(seat, {"type": "play", "card": card})
-
-    @property
-    def seat_to_play(self) -> int:
-        """The one seat on turn, as an int (cheaper than ``turn[0]``): valid in every
-        phase but ``"pass"`` (several seats) and ``"over"`` (nobody)."""
-        return self._turn
 
     # ------------------------------------------------------------------- viewing
 
@@ -341,7 +335,7 @@ class Game:
         if seat is not None and seat not in self._owing_blind():
             hand = self._order.sorted_codes(self.hands[seat])
         draw_card = None
-        if phase == "draw" and seat == self._turn:
+        if phase == "draw" and seat == self.seat_to_play:
             draw_card = CODES[self._stock[self._stock_pos]]
         last_trick = None
         if self._last_trick is not None:
@@ -400,7 +394,7 @@ class Game:
             "dealer": self.dealer,
             "hand_number": self.hand_number,
             "phase": self.phase,
-            "turn": self._turn,
+            "turn": self.seat_to_play,
             "scores": [list(side) for side in self._scores],
             "winner": self.winner,
             "hands": [[CODES[c] for c in cards] for cards in self.hands],
@@ -451,7 +445,7 @@ class Game:
         game.dealer = data["dealer"]
         game.hand_number = data["hand_number"]
         game.phase = data["phase"]
-        game._turn = data["turn"]
+        game.seat_to_play = data["turn"]
         game._scores = [list(side) for side in data["scores"]]
         game.winner = data["winner"]
         game.hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
@@ -466,6 +460,7 @@ class Game:
         game._played = [(seat, INDEX[code]) for seat, code in data["played"]]
         game.tricks_won = list(data["tricks_won"])
         game._trick_number = data["trick_number"]
+        game._led = game._follow_suit(game._suit[game._trick[0][1]]) if game._trick else -1
         game._spades_broken = data["spades_broken"]
         game._forced_lead = None if data["forced_lead"] is None else INDEX[data["forced_lead"]]
         game._deal = [list(cards) for cards in data["deal"]]
@@ -475,6 +470,8 @@ class Game:
         )
         game.hand_results = [_copy_result(result) for result in data["hand_results"]]
         game._log = [_compact_action(seat, action) for seat, action in data["log"]]
+        if game.phase == "play":
+            game._build_hand_codes()
         return game
 
     # ------------------------------------------------------------------ hand setup
@@ -495,6 +492,7 @@ class Game:
         self._trick: list[tuple[int, int]] = []
         self._played: list[tuple[int, int]] = []
         self._trick_number = 0
+        self._led = -1
         self._spades_broken = False
         self._forced_lead: int | None = None
         self._passers: list[int] = []
@@ -512,7 +510,7 @@ class Game:
             self._stock = []
         self._stock_pos = 0
         self.phase = "blind"
-        self._turn = (self.dealer + 1) % n
+        self.seat_to_play = (self.dealer + 1) % n
         if events is not None:
             events.append(
                 {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
@@ -556,7 +554,7 @@ class Game:
             queue.pop(0)
         if queue:
             self.phase = "blind"
-            self._turn = queue[0]
+            self.seat_to_play = queue[0]
             return
         declared = [seat for seat in range(self._n) if self.bids[seat] == BLIND_NIL]
         if declared and self.rules.partnerships and self.rules.blind_nil_pass > 0:
@@ -573,7 +571,7 @@ class Game:
     def _after_pass(self) -> None:
         if self._n == 2:
             self.phase = "draw"
-            self._turn = (self.dealer + 1) % 2
+            self.seat_to_play = (self.dealer + 1) % 2
             return
         self._start_bidding()
 
@@ -582,7 +580,7 @@ class Game:
         self.phase = "bid"
         waiting = [seat for seat in self._bidding_order() if self.bids[seat] is None]
         if waiting:
-            self._turn = waiting[0]
+            self.seat_to_play = waiting[0]
         else:
             self._start_play()
 
@@ -629,7 +627,7 @@ class Game:
         if self._stock_pos >= len(self._stock):
             self._start_bidding()
         else:
-            self._turn = 1 - seat
+            self.seat_to_play = 1 - seat
         return [{"type": "draw", "seat": seat}]
 
     # ------------------------------------------------------------------ bidding
@@ -675,7 +673,7 @@ class Game:
             self._start_play()
             return events
         n = self._n
-        self._turn = next(
+        self.seat_to_play = next(
             (seat + step) % n for step in range(1, n) if self.bids[(seat + step) % n] is None
         )
         return events
@@ -687,7 +685,7 @@ class Game:
         bids = self.bids
         self._contracts = [side_contract(rules, [bids[s] for s in seats]) for seats in self._sides]
         self.phase = "play"
-        self._turn = (self.dealer + 1) % self._n
+        self.seat_to_play = (self.dealer + 1) % self._n
         self._legal_cache = self._legal_codes = None
         self._build_hand_codes()
         if rules.first_lead == "two_clubs":
@@ -700,13 +698,13 @@ class Game:
             if clubs:
                 _, _, card, seat = min(clubs)
                 self._forced_lead = card
-                self._turn = seat
+                self.seat_to_play = seat
 
     def _legal_plays(self) -> list[int]:
         cached = self._legal_cache
         if cached is not None:
             return cached
-        hand = self.hands[self._turn]
+        hand = self.hands[self.seat_to_play]
         suit = self._suit
         if self._trick_number == 0 and self._lowest_club_first:
             clubs = [c for c in hand if suit[c] == CLUBS]
@@ -756,7 +754,7 @@ class Game:
         ):
             codes = [CODES[c] for c in self._legal_plays()]
         else:
-            seat = self._turn
+            seat = self.seat_to_play
             every = self._hand_codes[seat]
             if trick:
                 codes = self._suit_codes[seat][self._suit[trick[0][1]]] or every
@@ -782,12 +780,9 @@ class Game:
         none are built)."""
         self.hands[seat].remove(card)
         card_suit = self._suit[card]
-        hand_codes = self._hand_codes
-        if hand_codes is None:
-            self._build_hand_codes()
-        else:
-            hand_codes[seat].remove(code)
-            self._suit_codes[seat][card_suit].remove(code)
+        # During play the code lists always exist (built by _start_play or _restore).
+        self._hand_codes[seat].remove(code)  # type: ignore[index]
+        self._suit_codes[seat][card_suit].remove(code)
         self._legal_cache = self._legal_codes = None
         self._log.append((seat, "play", code))
         trick = self._trick
@@ -796,10 +791,13 @@ class Game:
             self._spades_broken = True
         if events is not None:
             events.append({"type": "play", "seat": seat, "card": code})
-        n = self._n
-        if len(trick) < n:
-            self._turn = seat + 1 if seat + 1 < n else 0
+        size = len(trick)
+        if size < self._n:
+            if size == 1:
+                self._led = self._follow_suit(card_suit)
+            self.seat_to_play = seat + 1 if seat + 1 < self._n else 0
             return
+        self._led = -1
         if self._plain_tricks and self._trick_number:
             # The common case, inline: the highest win key takes the trick.
             keys = self._win_key[self._suit[trick[0][1]]]
@@ -815,7 +813,7 @@ class Game:
         self._last_trick = (trick, winner)
         self._trick = []
         self._trick_number += 1
-        self._turn = winner
+        self.seat_to_play = winner
         if events is not None:
             events.append(
                 {
@@ -827,6 +825,14 @@ class Game:
             )
         if self._trick_number == self._hand_size:
             self._finish_hand(events)
+
+    def _follow_suit(self, led: int) -> int:
+        """What ``_led`` holds once ``led`` is led: the suit, when the legal cards of a
+        follow are simply the seat's cards of that suit (else all its cards); -1 when
+        the slow path must decide (identical cards, a ``lowest_club`` first trick)."""
+        if self._plain_tricks and (self._trick_number or not self._lowest_club_first):
+            return led
+        return -1
 
     def _trick_winner(self) -> int:
         trick = self._trick
@@ -909,7 +915,7 @@ class Game:
             )
         if self.phase == "over":
             raise IllegalAction("game_over", "The game is over")
-        if (seat != self._turn) if self.phase != "pass" else (seat not in self.turn):
+        if (seat != self.seat_to_play) if self.phase != "pass" else (seat not in self.turn):
             waiting = ", ".join(str(s) for s in self.turn)
             raise IllegalAction("not_your_turn", f"It is not your turn: waiting for seat {waiting}")
         if PHASE_ACTION[self.phase] != kind:
