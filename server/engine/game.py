@@ -73,6 +73,7 @@ from itertools import combinations
 from typing import Any
 
 from server.engine.cards import (
+    CARD_SLOTS,
     CLUBS,
     CODES,
     INDEX,
@@ -190,6 +191,7 @@ class Game:
         self._plain_tricks = not self._duplicates
         self._guard_spades = rules.spades_broken_to_lead
         self._win_key = self._order.win_key
+        self._trick_entry, self._log_entry = _play_entries(self._n)
         self._partner_of = [
             next((other for other in self._sides[self._side_of[seat]] if other != seat), None)
             for seat in range(self._n)
@@ -784,9 +786,9 @@ class Game:
         self._hand_codes[seat].remove(code)  # type: ignore[index]
         self._suit_codes[seat][card_suit].remove(code)
         self._legal_cache = self._legal_codes = None
-        self._log.append((seat, "play", code))
+        self._log.append(self._log_entry[seat][card])
         trick = self._trick
-        trick.append((seat, card))
+        trick.append(self._trick_entry[seat][card])
         if card_suit == SPADES:
             self._spades_broken = True
         if events is not None:
@@ -1009,6 +1011,27 @@ def _shuffle_steps(size: int) -> list[tuple[int, int, int]]:
         steps = [(i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
         _SHUFFLE_STEPS[size] = steps
     return steps
+
+
+_PLAY_ENTRIES: dict[int, tuple[list[list[tuple[int, int]]], list[list[tuple[int, str, str]]]]] = {}
+
+
+def _play_entries(
+    players: int,
+) -> tuple[list[list[tuple[int, int]]], list[list[tuple[int, str, str]]]]:
+    """``[seat][card]`` tables of the tuples a played card appends to the trick and to
+    the log, shared and immutable, so that playing a card allocates nothing the garbage
+    collector tracks (a long game's collections cost more and more). Once per table size.
+    """
+    entries = _PLAY_ENTRIES.get(players)
+    if entries is None:
+        seats = range(players)
+        entries = (
+            [[(seat, card) for card in range(CARD_SLOTS)] for seat in seats],
+            [[(seat, "play", CODES[card]) for card in range(CARD_SLOTS)] for seat in seats],
+        )
+        _PLAY_ENTRIES[players] = entries
+    return entries
 
 
 def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
