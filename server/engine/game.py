@@ -85,7 +85,7 @@ from server.engine.cards import (
     deck_codes,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, is_nil, score_sides, side_contract
+from server.engine.scoring import BLIND_NIL, is_nil, score_sides
 
 STATE_FORMAT = 1
 PHASE_ACTION = {
@@ -187,6 +187,8 @@ class Game:
         self._base_deck = [INDEX[code] for code in deck_codes(rules.players, rules.deck)]
         self._duplicates = rules.players == 6
         self._lowest_club_first = rules.first_lead == "lowest_club"
+        self._team_bidding = rules.bidding == "team"
+        self._blind_possible = rules.blind_nil and rules.nil
         # Tricks after the first are judged by the win keys alone (no identical cards).
         self._plain_tricks = not self._duplicates
         self._guard_spades = rules.spades_broken_to_lead
@@ -517,6 +519,11 @@ class Game:
             events.append(
                 {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
             )
+        if not self._blind_possible:
+            # No blind nil at this table: straight on (the same path, without the asking).
+            self._blind_queue = []
+            self._after_pass()
+            return
         order = self._bidding_order()
         self._blind_queue = [seat for seat in order if self._blind_eligible(seat)]
         self._continue_blind()
@@ -675,9 +682,11 @@ class Game:
             self._start_play()
             return events
         n = self._n
-        self.seat_to_play = next(
-            (seat + step) % n for step in range(1, n) if self.bids[(seat + step) % n] is None
-        )
+        bids = self.bids
+        following = seat + 1 if seat + 1 < n else 0
+        while bids[following] is not None:
+            following = following + 1 if following + 1 < n else 0
+        self.seat_to_play = following
         return events
 
     # ------------------------------------------------------------------ play
@@ -685,7 +694,14 @@ class Game:
     def _start_play(self) -> None:
         rules = self.rules
         bids = self.bids
-        self._contracts = [side_contract(rules, [bids[s] for s in seats]) for seats in self._sides]
+        # side_contract's arithmetic, inline (bids are final ints or "blind_nil" here).
+        contracts = []
+        for seats in self._sides:
+            numbers = [bids[s] for s in seats if bids[s] != 0 and bids[s] != BLIND_NIL]
+            contracts.append(
+                (max(numbers) if self._team_bidding else sum(numbers)) if numbers else 0
+            )
+        self._contracts = contracts
         self.phase = "play"
         self.seat_to_play = (self.dealer + 1) % self._n
         self._legal_cache = self._legal_codes = None
