@@ -180,6 +180,7 @@ class Game:
         self._power = self._order.power
         self._sides = rules.sides
         self._side_of = [0] * self._n
+        self._next_seat = [*range(1, self._n), 0]
         for index, seats in enumerate(self._sides):
             for seat in seats:
                 self._side_of[seat] = index
@@ -198,7 +199,6 @@ class Game:
             next((other for other in self._sides[self._side_of[seat]] if other != seat), None)
             for seat in range(self._n)
         ]
-        self._legal_cache: list[int] | None = None
         self._legal_codes: list[str] | None = None
         self._bids_cache: tuple[int, list[Any], list[int]] | None = None
         # During play, each seat's cards as codes in hand order, all of them and by
@@ -502,7 +502,7 @@ class Game:
         self._passers: list[int] = []
         self._passes: dict[int, list[int]] = {}
         self._deal: list[list[str]] = []
-        self._legal_cache = self._legal_codes = None
+        self._legal_codes = None
         self._hand_codes = None
         if n == 2:
             self.hands: list[list[int]] = [[], []]
@@ -704,7 +704,7 @@ class Game:
         self._contracts = contracts
         self.phase = "play"
         self.seat_to_play = (self.dealer + 1) % self._n
-        self._legal_cache = self._legal_codes = None
+        self._legal_codes = None
         self._build_hand_codes()
         if rules.first_lead == "two_clubs":
             clubs = [
@@ -719,9 +719,8 @@ class Game:
                 self.seat_to_play = seat
 
     def _legal_plays(self) -> list[int]:
-        cached = self._legal_cache
-        if cached is not None:
-            return cached
+        """The cards the seat on turn may play (the general rule, for the first trick's
+        special cases; ``_legal_code_list`` keeps the per-turn answer)."""
         hand = self.hands[self.seat_to_play]
         suit = self._suit
         if self._trick_number == 0 and self._lowest_club_first:
@@ -742,7 +741,6 @@ class Game:
             result = [c for c in hand if suit[c] == led] or list(hand)
         if self._duplicates:
             result = list(dict.fromkeys(result))
-        self._legal_cache = result
         return result
 
     def _build_hand_codes(self) -> None:
@@ -801,7 +799,7 @@ class Game:
         # During play the code lists always exist (built by _start_play or _restore).
         self._hand_codes[seat].remove(code)  # type: ignore[index]
         self._suit_codes[seat][card_suit].remove(code)
-        self._legal_cache = self._legal_codes = None
+        self._legal_codes = None
         self._log.append(self._log_entry[seat][card])
         trick = self._trick
         trick.append(self._trick_entry[seat][card])
@@ -813,7 +811,7 @@ class Game:
         if size < self._n:
             if size == 1:
                 self._led = self._follow_suit(card_suit)
-            self.seat_to_play = seat + 1 if seat + 1 < self._n else 0
+            self.seat_to_play = self._next_seat[seat]
             return
         self._led = -1
         if self._plain_tricks and self._trick_number:
