@@ -219,6 +219,21 @@ class Game:
         return [self.seat_to_play]
 
     @property
+    def hands(self) -> list[list[int]]:
+        """Each seat's cards as engine ints, in hand order (the engine's own lists).
+
+        During play the code lists kept for the legal cards are the record; the int
+        lists are rebuilt from them here, once after cards were played, so that playing
+        a card updates one representation, not two.
+        """
+        if not self._hands_fresh:
+            hand_codes = self._hand_codes
+            assert hand_codes is not None
+            self._hands = [[INDEX[code] for code in codes] for codes in hand_codes]
+            self._hands_fresh = True
+        return self._hands
+
+    @property
     def scores(self) -> list[dict[str, int]]:
         """Each side's score and bag count, side k listed by its lowest seat."""
         return [{"score": score, "bags": bags} for score, bags in self._scores]
@@ -452,7 +467,8 @@ class Game:
         game.seat_to_play = data["turn"]
         game._scores = [list(side) for side in data["scores"]]
         game.winner = data["winner"]
-        game.hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
+        game._hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
+        game._hands_fresh = True
         game.bids = list(data["bids"])
         game._contracts = None if data["contracts"] is None else list(data["contracts"])
         game._blind_queue = list(data["blind_queue"])
@@ -505,13 +521,14 @@ class Game:
         self._legal_codes = None
         self._hand_codes = None
         if n == 2:
-            self.hands: list[list[int]] = [[], []]
+            self._hands: list[list[int]] = [[], []]
             self._stock = deck
         else:
-            self.hands = [[] for _ in range(n)]
+            self._hands = [[] for _ in range(n)]
             for offset in range(n):
-                self.hands[(self.dealer + 1 + offset) % n] = deck[offset::n]
+                self._hands[(self.dealer + 1 + offset) % n] = deck[offset::n]
             self._stock = []
+        self._hands_fresh = True
         self._stock_pos = 0
         self.phase = "blind"
         self.seat_to_play = (self.dealer + 1) % n
@@ -745,9 +762,10 @@ class Game:
 
     def _build_hand_codes(self) -> None:
         suit = self._suit
-        self._hand_codes = [[CODES[c] for c in cards] for cards in self.hands]
+        hands = self.hands
+        self._hand_codes = [[CODES[c] for c in cards] for cards in hands]
         self._suit_codes = []
-        for cards in self.hands:
+        for cards in hands:
             by_suit: list[list[str]] = [[], [], [], []]
             for card in cards:
                 by_suit[suit[card]].append(CODES[card])
@@ -794,9 +812,10 @@ class Game:
         """Play a checked card. The one core of ``act`` and the fast path ``play``:
         ``events`` is the list ``act`` returns, or None when nobody wants events (then
         none are built)."""
-        self.hands[seat].remove(card)
         card_suit = self._suit[card]
-        # During play the code lists always exist (built by _start_play or _restore).
+        # During play the code lists always exist (built by _start_play or _restore) and
+        # are the hands: the int hands are rebuilt from them when asked for (see hands).
+        self._hands_fresh = False
         self._hand_codes[seat].remove(code)  # type: ignore[index]
         self._suit_codes[seat][card_suit].remove(code)
         self._legal_codes = None
