@@ -53,9 +53,13 @@ Decisions where RULES.md is silent:
 - Scores and bags are computed only by ``score_hand`` (see ``server.engine.scoring``).
 
 Extra API beyond CONTRACT.md: ``legal_cards(seat)`` and ``play(seat, card)`` (the fast
-path, same checks as ``act``), ``pending`` (seats owing a blind nil decision or a pass),
-``sides``, ``hand_number``, ``dealer``, ``bids``, ``tricks_won``, ``hand_results``,
-``log`` (``(seat, action)`` accepted so far), ``to_state()`` / ``from_state(data)``.
+path for bots, simulations and benchmarks: the same checks and the same change of state as
+``act``, but ``play`` builds no events and returns None; ``legal_cards`` is a fresh list of
+codes), ``seat_to_play`` (the one seat on turn as an int, cheaper than ``turn[0]``; not
+meaningful in ``"pass"`` and ``"over"``), ``hands`` (int cards per seat), ``pending``
+(seats owing a blind nil decision or a pass), ``sides``, ``hand_number``, ``dealer``,
+``bids``, ``tricks_won``, ``hand_results``, ``log`` (``(seat, action)`` accepted so far),
+``to_state()`` / ``from_state(data)``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``): ``hand_start``,
 ``blind_nil``, ``pass_chosen`` (seat only), ``pass`` (**private**: the cards a seat gave
