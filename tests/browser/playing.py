@@ -18,14 +18,19 @@ def hand_of(page) -> list[str]:
     return page.eval_on_selector_all("#hand .card.face", "cards => cards.map(c => c.dataset.card)")
 
 
+def sit(page, seat: int, name: str) -> None:
+    """Take a seat through the page, as a player does: name field, then Sit here."""
+    page.locator("#player-name").fill(name)
+    page.locator(f'.seat[data-seat="{seat}"] button.sit').click()
+    page.locator(f'.seat[data-seat="{seat}"] .badge.you').wait_for()
+
+
 def take_seats(open_page, table_url: str, names: list[str]) -> list:
     """Each name takes its seat (in order) through the page: name field, then Sit here."""
     players = []
     for seat, name in enumerate(names):
         page = open_page(table_url)
-        page.locator("#player-name").fill(name)
-        page.locator(f'.seat[data-seat="{seat}"] button.sit').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.you').wait_for()
+        sit(page, seat, name)
         players.append(page)
     return players
 
@@ -81,9 +86,7 @@ def seat_with_bots(open_page, preset: str, players: int, name: str):
         "/api/tables", data={"name": f"{preset} table", "rules": {"preset": preset}}
     ).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill(name)
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, name)
     for seat in range(1, players):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
         page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()

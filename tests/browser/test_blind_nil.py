@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import screenshot
+from tests.browser.playing import sit
 
 pytestmark = pytest.mark.browser
 
@@ -15,9 +16,7 @@ def test_blind_nil_is_decided_face_down_then_cards_are_passed(open_page) -> None
     rules = {"preset": "standard", "blind_nil": True, "blind_nil_behind_by": None}
     table = lobby.request.post("/api/tables", data={"name": "Blind", "rules": rules}).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill("Bea")
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, "Bea")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.playing import act_once, hand_of
+from tests.browser.playing import act_once, hand_of, sit
 
 pytestmark = pytest.mark.browser
 
@@ -16,13 +16,9 @@ def test_restart_shows_reconnecting_then_the_same_seat_and_hand(open_page, serve
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Restart table"}).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill("Rae")
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, "Rae")
     friend = open_page(table["url"])
-    friend.locator("#player-name").fill("Flo")
-    friend.locator('.seat[data-seat="2"] button.sit').click()
-    friend.locator('.seat[data-seat="2"] .badge.you').wait_for()
+    sit(friend, 2, "Flo")
     for seat in (1, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
     page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")
@@ -61,9 +57,7 @@ def test_table_fits_a_phone_with_cards_big_enough_to_tap(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Phone table"}).json()
     page = open_page(table["url"], viewport=PHONE)
-    page.locator("#player-name").fill("Pip")
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, "Pip")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
     page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")

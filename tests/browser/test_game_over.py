@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.browser.playing import act_once
+from tests.browser.playing import act_once, sit
 
 pytestmark = pytest.mark.browser
 
@@ -18,9 +18,7 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
         data={"name": "Short game", "rules": {"preset": "standard", "target_score": 1}},
     ).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill("Solo")
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, "Solo")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
         page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.playing import sit
+
 pytestmark = pytest.mark.browser
 
 
@@ -12,9 +14,7 @@ def test_leave_seat_before_the_start_and_name_is_remembered(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Leaving"}).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill("Lee")
-    page.locator('.seat[data-seat="1"] button.sit').click()
-    page.locator('.seat[data-seat="1"] .badge.you').wait_for()
+    sit(page, 1, "Lee")
     assert page.evaluate(f"localStorage.getItem('spades.seat.{table['id']}')")
 
     page.get_by_role("button", name="Leave seat").click()
@@ -29,9 +29,7 @@ def test_spades_first_choice_is_remembered_across_a_reload(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Order"}).json()
     page = open_page(table["url"])
-    page.locator("#player-name").fill("Ord")
-    page.locator('.seat[data-seat="0"] button.sit').click()
-    page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    sit(page, 0, "Ord")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
     page.wait_for_function("document.querySelectorAll('#hand .face').length === 13")
