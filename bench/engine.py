@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import platform
 import pstats
 import random
 import statistics
@@ -193,6 +194,17 @@ def profile(preset: str, seconds: float) -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
+def _cpu_name() -> str:
+    """The CPU model, so that figures from different machines are not compared blindly."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -208,6 +220,7 @@ def main() -> None:
     if args.profile:
         profile(args.profile, args.seconds)
         return
+    print(f"Python {platform.python_version()} on {_cpu_name()}")
     bench_random_play(args.seconds, args.presets)
     bench_bot_decisions(args.decisions)
     bench_bots_vs_random(args.games)

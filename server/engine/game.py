@@ -262,6 +262,12 @@ class Game:
         Pass actions list each set of cards once, in hand order.
         """
         phase = self.phase
+        if phase == "play" and seat == self.seat_to_play and type(seat) is int:
+            # The common case, first: a card to play.
+            codes = self._legal_codes
+            if codes is None:
+                codes = self._legal_code_list()
+            return [{"type": "play", "card": code} for code in codes]
         if not (type(seat) is int and 0 <= seat < self._n) and not self._is_seat(seat):
             return []
         if phase == "pass" or phase == "over":
@@ -305,6 +311,36 @@ class Game:
 
     def act(self, seat: int, action: dict[str, Any]) -> list[dict[str, Any]]:
         """Apply one action from ``seat``; return the events. IllegalAction if refused."""
+        if (
+            type(action) is dict
+            and len(action) == 2
+            and action.get("type") == "play"
+            and self.phase == "play"
+            and seat == self.seat_to_play
+            and type(seat) is int
+        ):
+            # The common case, first: a legal card from the seat on turn. Anything else
+            # (a card it may not play, a malformed action) takes the checked path below.
+            code = action.get("card")
+            codes = self._legal_codes
+            if codes is None:
+                codes = self._legal_code_list()
+            if type(code) is str and code in codes:
+                events: list[dict[str, Any]] = []
+                self._play_card(seat, INDEX[code], code, events)
+                return events
+        elif (
+            type(action) is dict
+            and len(action) == 2
+            and action.get("type") == "bid"
+            and self.phase == "bid"
+            and seat == self.seat_to_play
+            and type(seat) is int
+        ):
+            # The next most common: a legal bid from the seat on turn.
+            bid = action.get("bid")
+            if type(bid) is int and bid in self._legal_bids(seat):
+                return self._bid(seat, bid)
         kind, value = self._check_action(seat, action)
         if kind == "play":
             code = value

@@ -123,6 +123,37 @@ def test_seats_out_of_range_are_refused(seat):
     assert refused(game, seat, {"type": "bid", "bid": 3}).code == "bad_seat"
 
 
+@pytest.mark.parametrize(
+    ("action", "code"),
+    [
+        ({"type": "play", "card": "AH", "extra": 1}, "bad_action"),
+        ({"type": "play"}, "bad_action"),
+        ({"type": "play", "cards": "AH"}, "bad_action"),
+        ({"type": "play", "card": "ah"}, "bad_action"),
+        ({"type": "play", "card": None}, "bad_action"),
+    ],
+)
+def test_malformed_plays_of_a_legal_card_are_refused(action, code):
+    """The engine's quick lane for a legal card must not let a malformed action through."""
+    game = stacked_game(STANDARD, {0: "AH 2C AS"})
+    bid_all(game, dict.fromkeys(range(4), 3))
+    assert "AH" in game.legal_cards(0)
+    assert refused(game, 0, action).code == code
+
+
+def test_a_bool_is_not_the_seat_on_turn():
+    """``True == 1`` in Python: seat 1 on turn must still refuse ``True`` as a seat."""
+    game = Game(STANDARD, seed=3, dealer=0)
+    assert game.turn == [1]
+    assert refused(game, True, {"type": "bid", "bid": 3}).code == "bad_seat"
+    assert game.legal(True) == []
+    bid_all(game, dict.fromkeys(range(4), 3))
+    assert game.turn == [1]  # left of the dealer leads
+    card = game.legal_cards(1)[0]
+    assert refused(game, True, {"type": "play", "card": card}).code == "bad_seat"
+    assert game.legal(True) == [] and game.legal_cards(True) == []
+
+
 def test_playing_refusals_name_the_rule():
     game = stacked_game(STANDARD, {0: "AH 2C AS"})
     bid_all(game, dict.fromkeys(range(4), 3))
