@@ -74,9 +74,7 @@ def test_dockerfile_is_multi_stage_and_runs_the_app_as_non_root():
     instructions = dockerfile_instructions()
     stages = [arguments for name, arguments in instructions if name == "FROM"]
     assert len(stages) >= 2, "wheels are built in one stage, installed in a slim one"
-    build_args = dict(
-        arguments.split("=", 1) for name, arguments in instructions if name == "ARG"
-    )
+    build_args = dict(arguments.split("=", 1) for name, arguments in instructions if name == "ARG")
     images = [re.sub(r"\$\{(\w+)\}", lambda m: build_args[m[1]], s.split()[0]) for s in stages]
     assert all(image.startswith("python:3.11-slim") for image in images), images
     [user] = [arguments for name, arguments in instructions if name == "USER"]

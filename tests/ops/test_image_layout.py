@@ -94,8 +94,9 @@ def test_runtime_stage_files_serve_the_app_and_pass_the_healthcheck(tmp_path, fr
     command[0] = sys.executable  # the image's python has the same dependencies installed
     command[command.index("--port") + 1] = str(free_port)
     command[command.index("--host") + 1] = "127.0.0.1"
-    server = subprocess.Popen(command, cwd=app_dir, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        command, cwd=app_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     try:
         assert server.stdout is not None
         announced = server.stdout.readline().strip()  # printed once it accepts connections
