@@ -19,16 +19,10 @@ async def http(served):
 
 
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    """Tighter settings for these tests: a small rate limit, bots take over at once."""
-    return Settings(
-        DATABASE_URL=database_url,
-        REDIS_URL=None,
-        bot_delay=0,
-        grace_seconds=0,
-        ws_rate_limit="30/minute",  # a burst test that no slow machine can pass by accident
-        log_level="WARNING",
-    )
+def settings(settings: Settings) -> Settings:
+    """The shared test settings, tighter: a small rate limit, bots take over at once."""
+    # 30 a minute: a burst test that no slow machine can pass by accident.
+    return settings.model_copy(update={"grace_seconds": 0, "ws_rate_limit": "30/minute"})
 
 
 async def test_too_many_messages_are_refused_but_the_connection_stays(served, http):
