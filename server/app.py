@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import ops, pages, sockets, tables
+from server.api.ratelimit import WriteLimiter
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
     app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
+    app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 
     app.add_middleware(BodyLimit)
     add_error_handlers(app)

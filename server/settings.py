@@ -10,7 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from limits import parse
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_SQLITE_PATH = Path("data") / "spades.db"
@@ -38,10 +39,22 @@ class Settings(BaseSettings):
     seat_name_max_length: int = 32
     # Per-connection message rate limit, as understood by the `limits` library.
     ws_rate_limit: str = "20/second"
+    # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
+    http_rate_limit: str = "60/minute"
     log_level: str = "INFO"
     log_json: bool = True
     # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
     migrate_on_start: bool = True
+
+    @field_validator("ws_rate_limit", "http_rate_limit")
+    @classmethod
+    def _rate(cls, rate: str) -> str:
+        """Refuse a rate the `limits` library cannot read, at start-up, by name."""
+        try:
+            parse(rate)
+        except ValueError:
+            raise ValueError(f"not a rate like '20/second' or '60/minute': {rate!r}") from None
+        return rate
 
 
 @lru_cache

@@ -48,6 +48,7 @@ class LiveServer:
             **os.environ,
             "DATABASE_URL": database_url,
             "SPADES_BOT_DELAY": "0",
+            "SPADES_HTTP_RATE_LIMIT": "1000/second",
             "SPADES_LOG_LEVEL": "WARNING",
             **(env or {}),
         }

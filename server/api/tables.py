@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
 from server.realtime.hub import TableHub
 
@@ -29,6 +30,8 @@ def seat_token(authorization: Annotated[str | None, Header()] = None) -> str:
 
 
 Token = Annotated[str, Depends(seat_token)]
+# Routes that change something spend the client address's write budget (ratelimit.py).
+WRITES = [Depends(limit_writes)]
 
 
 class NewTable(BaseModel):
@@ -62,7 +65,7 @@ async def presets() -> dict[str, Any]:
     return {name: Rules.preset(name).model_dump(mode="json") for name in PRESETS}
 
 
-@router.post("/tables", status_code=201)
+@router.post("/tables", status_code=201, dependencies=WRITES)
 async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, Any]:
     limit = request.app.state.settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
@@ -100,7 +103,7 @@ async def history(table_id: str, hub: Hub) -> dict[str, Any]:
     return await hub.history(table_id)
 
 
-@router.post("/tables/{table_id}/seats/{seat}", status_code=201)
+@router.post("/tables/{table_id}/seats/{seat}", status_code=201, dependencies=WRITES)
 async def take_seat(
     table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
 ) -> dict[str, Any]:
@@ -111,13 +114,13 @@ async def take_seat(
     return {"seat": seat, "token": token}
 
 
-@router.delete("/tables/{table_id}/seats/{seat}", status_code=204)
+@router.delete("/tables/{table_id}/seats/{seat}", status_code=204, dependencies=WRITES)
 async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Response:
     await hub.leave_seat(table_id, seat, token)
     return Response(status_code=204)
 
 
-@router.post("/tables/{table_id}/seats/{seat}/bot", status_code=201)
+@router.post("/tables/{table_id}/seats/{seat}/bot", status_code=201, dependencies=WRITES)
 async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[str, Any]:
     from server.engine.bots import BOT_LEVELS
 
@@ -127,6 +130,6 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[
     return {"seat": seat, "bot": body.level}
 
 
-@router.post("/tables/{table_id}/rematch", status_code=201)
+@router.post("/tables/{table_id}/rematch", status_code=201, dependencies=WRITES)
 async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
     return (await hub.rematch(table_id, token)).public()
