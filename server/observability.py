@@ -20,6 +20,9 @@ from prometheus_client import Counter, Gauge, Histogram
 from server.settings import Settings
 
 OPEN_TABLES = Gauge("spades_open_tables", "Tables whose game has not finished")
+ROOMS_LOADED = Gauge(
+    "spades_rooms_loaded", "Tables held in memory by this process (idle ones are evicted)"
+)
 CONNECTED_SOCKETS = Gauge(
     "spades_connected_sockets", "Open WebSocket connections", ["role"]
 )  # role: player | spectator

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     grace_seconds: float | None = None
     # Human-like pause before a bot acts; 0 in tests.
     bot_delay: float = 0.8
+    # A table nobody watches and no bot or timer needs leaves memory after this many
+    # seconds; the database keeps it, and the next request loads it again.
+    room_idle_seconds: float = Field(default=300.0, ge=0)
     chat_max_length: int = 300
     chat_history: int = 100
     table_name_max_length: int = 64

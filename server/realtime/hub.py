@@ -10,6 +10,13 @@ validate -> engine -> commit to the database -> broadcast a view per listener ->
 notify other processes. The database commit raises the table's version with an
 optimistic check; when another process wrote first, the room is reloaded from the
 database and the change is validated again.
+
+Rooms are a cache of the database, not the only copy: a sweeper drops a room nobody
+watches, no bot or grace timer needs, untouched for `settings.room_idle_seconds`
+(`evict_idle`), and the next request loads it again. A coroutine may still hold the
+dropped `Room`; it is marked `evicted` first, and every holder of a room's lock checks
+that mark, so a change is always applied to the room the hub serves now (`_mutate`
+fetches it again). The lobby reads the database and loads no room.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from server.observability import (
     ERRORS,
     OPEN_TABLES,
     REFUSED_ACTIONS,
+    ROOMS_LOADED,
 )
 from server.realtime.errors import TableError, no_such_seat, no_such_table
 from server.realtime.pubsub import TableNotices
@@ -44,6 +52,7 @@ from server.store.repository import (
     SeatRecord,
     TableRecord,
     TableStore,
+    TableSummary,
     VersionConflict,
     iso,
 )
@@ -98,6 +107,9 @@ class Room:
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         self.rng = random.Random()
         self.chat: deque[dict[str, Any]] = deque(maxlen=chat_history)
+        # Set once the hub has dropped this room; whoever still holds it fetches it again.
+        self.evicted = False
+        self.touched = time.monotonic()
         self.load(record)
 
     def load(self, record: TableRecord) -> None:
@@ -138,23 +150,38 @@ class Room:
                 return seat, "basic"
         return None
 
+    def idle_for(self, now: float) -> float | None:
+        """Seconds since the room was last used, or None while anything needs it: a
+        listener, a change in progress, a bot turn or bot task, a grace timer."""
+        if (
+            self.listeners
+            or self.lock.locked()
+            or (self.bot_task is not None and not self.bot_task.done())
+            or any(not task.done() for task in self.grace_tasks.values())
+            or self.bot_seat() is not None
+        ):
+            return None
+        return now - self.touched
+
+    def summary(self) -> TableSummary:
+        game = self.game
+        return TableSummary(
+            id=self.id,
+            name=self.name,
+            rules=self.rules_json,
+            status=self.status,
+            version=self.version,
+            game_number=self.game_number,
+            created=self.created,
+            seats=self.seats,
+            scores=game.scores if game is not None else [],
+            winner=game.winner if game is not None else None,
+            hands_played=len(game.hand_results) if game is not None else 0,
+        )
+
     def public(self) -> dict[str, Any]:
         """Public table info (docs/protocol.md): never a token, never a hidden card."""
-        game = self.game
-        return {
-            "id": self.id,
-            "name": self.name,
-            "url": f"/t/{self.id}",
-            "rules": self.rules_json,
-            "status": self.status,
-            "version": self.version,
-            "game_number": self.game_number,
-            "seats": [public_seat(seat) for seat in self.seats],
-            "scores": game.scores if game is not None else [],
-            "winner": game.winner if game is not None else None,
-            "hands_played": len(game.hand_results) if game is not None else 0,
-            "created": iso(self.created),
-        }
+        return public_table(self.summary())
 
     def state_message(self, seat: int | None, view: Any) -> dict[str, Any]:
         return {
@@ -167,6 +194,25 @@ class Room:
 
     def view(self, seat: int | None) -> Any:
         return self.game.view(seat) if self.game is not None else None
+
+
+def public_table(table: TableSummary) -> dict[str, Any]:
+    """The `table` object of docs/protocol.md, from memory (a room) or the database
+    (the lobby): never a token, never a hidden card."""
+    return {
+        "id": table.id,
+        "name": table.name,
+        "url": f"/t/{table.id}",
+        "rules": table.rules,
+        "status": table.status,
+        "version": table.version,
+        "game_number": table.game_number,
+        "seats": [public_seat(seat) for seat in table.seats],
+        "scores": table.scores,
+        "winner": table.winner,
+        "hands_played": table.hands_played,
+        "created": iso(table.created),
+    }
 
 
 def public_seat(seat: SeatRecord) -> dict[str, Any]:
@@ -205,17 +251,19 @@ class TableHub:
         self._loading = asyncio.Lock()
         self._roles: dict[int, str] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------
 
     async def start(self, single_process: bool) -> None:
-        """Resume every unfinished game; a lone process first forgets stale presence."""
+        """Resume every unfinished game where a bot plays (the others wait in the database
+        until someone comes back); a lone process first forgets stale presence."""
         if single_process:
             await self.store.forget_presence()
         await self.notices.start(self.on_remote_change)
-        unfinished = await self.store.table_ids(("waiting", "playing"), limit=1_000_000)
-        OPEN_TABLES.set(len(unfinished))
-        for table_id in await self.store.table_ids(("playing",), limit=1_000_000):
+        OPEN_TABLES.set(await self.store.count_tables(("waiting", "playing")))
+        resumable = await self.store.table_ids(("playing",), limit=1_000_000, with_bots=True)
+        for table_id in resumable:
             try:
                 room = await self.room(table_id)
             except Exception:
@@ -225,10 +273,15 @@ class TableHub:
                 continue
             log.info("game resumed", table=room.id, version=room.version)
             self._schedule_bots(room)
+        self._sweeper = asyncio.create_task(self._sweep_idle_rooms())
 
     async def shutdown(self) -> None:
         """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
         self.closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         for room in list(self.rooms.values()):
             # Holding the lock, no change is half done: a bot is asleep or waiting.
             async with room.lock:
@@ -244,9 +297,10 @@ class TableHub:
     # -- reading -----------------------------------------------------------------
 
     async def room(self, table_id: str) -> Room:
-        """The room of a table, loaded from the database on first use."""
+        """The room of a table, loaded from the database on first use (or after eviction)."""
         room = self.rooms.get(table_id)
         if room is not None:
+            room.touched = time.monotonic()
             return room
         if not 0 < len(table_id) <= 16 or not set(table_id) <= TABLE_ID_CHARS:
             raise no_such_table()
@@ -258,15 +312,18 @@ class TableHub:
                     raise no_such_table()
                 room = Room(record, self.settings.chat_history)
                 self.rooms[table_id] = room
+                ROOMS_LOADED.inc()
         return room
 
+    async def _current(self, room: Room) -> Room:
+        """`room`, or the room that replaced it after an eviction."""
+        return await self.room(room.id) if room.evicted else room
+
     async def lobby(self) -> list[dict[str, Any]]:
-        """Open tables and live games, newest first."""
-        rooms = []
-        for table_id in await self.store.table_ids(("waiting", "playing")):
-            with contextlib.suppress(TableError):
-                rooms.append((await self.room(table_id)).public())
-        return rooms
+        """Open tables and live games, newest first, read from the database: listing a
+        table does not load its game."""
+        tables = await self.store.summaries(("waiting", "playing"))
+        return [public_table(table) for table in tables]
 
     async def history(self, table_id: str) -> dict[str, Any]:
         room = await self.room(table_id)
@@ -290,30 +347,30 @@ class TableHub:
         room = await self.room(table_id)
         token = secrets.token_urlsafe(24)
 
-        async def take() -> None:
+        async def take(room: Room) -> None:
             current = self._empty_seat(room, seat)
             taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
             await self._write_seat(room, taken)
 
         await self._mutate(room, take)
-        await self._mutate(room, lambda: self._start_if_full(room))
+        await self._mutate(room, self._start_if_full)
         return token
 
     async def add_bot(self, table_id: str, seat: int, level: str) -> None:
         room = await self.room(table_id)
 
-        async def seat_bot() -> None:
+        async def seat_bot(room: Room) -> None:
             current = self._empty_seat(room, seat)
             bot = SeatRecord(current.seat, name=f"Bot ({level})", bot=level, connected=True)
             await self._write_seat(room, bot)
 
         await self._mutate(room, seat_bot)
-        await self._mutate(room, lambda: self._start_if_full(room))
+        await self._mutate(room, self._start_if_full)
 
     async def leave_seat(self, table_id: str, seat: int, token: str) -> None:
         room = await self.room(table_id)
 
-        async def leave() -> None:
+        async def leave(room: Room) -> None:
             if not 0 <= seat < len(room.seats):
                 raise no_such_seat()
             if await self._seat_for(room, token) != seat:
@@ -330,23 +387,23 @@ class TableHub:
     async def rematch(self, table_id: str, token: str) -> Room:
         room = await self.room(table_id)
 
-        async def again() -> None:
+        async def again(room: Room) -> Room:
             if await self._seat_for(room, token) is None:
                 raise TableError("bad_token", "Only a seated player may ask for a rematch.", 401)
             if room.status != "over":
                 raise TableError("not_over", "The game is not over yet.", 409)
             await self._start_game(room)
             OPEN_TABLES.inc()
+            return room
 
-        await self._mutate(room, again)
-        return room
+        return await self._mutate(room, again)
 
     # -- socket-side changes -----------------------------------------------------
 
     async def join(self, room: Room, listener: Listener, token: str | None) -> None:
         """A socket said hello: authenticate, mark the seat present, send the state."""
 
-        async def hello() -> None:
+        async def hello(room: Room) -> None:
             seat = await self._seat_for(room, token) if token else None
             if token and seat is None:
                 listener.send(error("bad_token", "That token holds no seat here; watching."))
@@ -370,6 +427,9 @@ class TableHub:
 
     async def leave(self, room: Room, listener: Listener) -> None:
         """A socket closed: a player's seat stays theirs, shown as disconnected."""
+        # A room with listeners is never evicted: the listener is in the room served now,
+        # which may have replaced the one the socket was given before its hello.
+        room = self.rooms.get(room.id, room)
         if listener not in room.listeners:
             return
         if self.closing:
@@ -377,7 +437,7 @@ class TableHub:
             CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
             return
         with contextlib.suppress(TableError):
-            await self._mutate(room, lambda: self._drop_listener(room, listener))
+            await self._mutate(room, lambda room: self._drop_listener(room, listener))
 
     async def act(
         self,
@@ -391,7 +451,7 @@ class TableHub:
         started = time.perf_counter()
         action = {key: action[key] for key in ACTION_KEYS if key in action}
 
-        async def move() -> None:
+        async def move(room: Room) -> None:
             if listener.seat is None:
                 raise TableError("not_seated", "Spectators cannot play; take a seat first.")
             if version is not None and version != room.version:
@@ -418,7 +478,7 @@ class TableHub:
             listener.send(error("bad_chat", f"Chat messages are at most {limit} characters."))
             return
 
-        async def say() -> None:
+        async def say(room: Room) -> None:
             seat = listener.seat
             name = room.seats[seat].name if seat is not None else None
             new = room.version + 1
@@ -442,26 +502,65 @@ class TableHub:
         if room is None:
             return
         async with room.lock:
-            if version > room.version:
+            if not room.evicted and version > room.version:
                 await self._reload(room)
 
     # -- the one way a change is made ----------------------------------------------
 
-    async def _mutate(self, room: Room, change: Callable[[], Awaitable[T]]) -> T:
-        """Run `change` under the room's lock; after a version conflict, reload and retry."""
+    async def _mutate(self, room: Room, change: Callable[[Room], Awaitable[T]]) -> T:
+        """Run `change(room)` under the lock of the room the hub serves now (`room` may
+        have been evicted meanwhile); after a version conflict, reload and retry."""
         for _ in range(WRITE_ATTEMPTS):
+            room = await self._current(room)
             async with room.lock:
+                if room.evicted:
+                    continue
+                room.touched = time.monotonic()
                 try:
-                    return await change()
+                    return await change(room)
                 except VersionConflict:
                     log.info("version conflict", table=room.id, version=room.version)
                     await self._reload(room)
         raise TableError("conflict", "The table changed at the same moment; try again.")
 
+    def _drop_room(self, room: Room) -> None:
+        """Stop serving `room`: whoever still holds it must fetch the table again."""
+        room.evicted = True
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+            ROOMS_LOADED.dec()
+
+    def evict_idle(self) -> int:
+        """Drop every room idle for `settings.room_idle_seconds`; returns how many.
+
+        Synchronous on purpose: between the idle check (which includes "nobody holds the
+        lock") and the drop, no other coroutine runs. One that was already waiting for the
+        lock finds the room marked evicted and fetches the table again."""
+        now = time.monotonic()
+        limit = self.settings.room_idle_seconds
+        evicted = 0
+        for room in list(self.rooms.values()):
+            idle = room.idle_for(now)
+            if idle is not None and idle >= limit:
+                self._drop_room(room)
+                evicted += 1
+                log.info("room evicted", table=room.id, version=room.version, idle=round(idle))
+        return evicted
+
+    async def _sweep_idle_rooms(self) -> None:
+        interval = min(max(self.settings.room_idle_seconds / 2, 0.01), 30.0)
+        while not self.closing:
+            await asyncio.sleep(interval)
+            try:
+                self.evict_idle()
+            except Exception:
+                ERRORS.labels(where="sweeper").inc()
+                log.exception("room sweep failed")
+
     async def _forget(self, room: Room) -> None:
         """The room's game is ahead of the database (a failed write): drop the room so the
         next request loads it afresh, and send its sockets away to reconnect."""
-        self.rooms.pop(room.id, None)
+        self._drop_room(room)
         listeners = list(room.listeners)
         room.listeners.clear()
 
@@ -652,7 +751,7 @@ class TableHub:
         """After the grace time, a bot plays for a player who has not come back."""
         await asyncio.sleep(seconds)
 
-        async def hand_over() -> None:
+        async def hand_over(room: Room) -> None:
             room.grace_tasks.pop(seat, None)
             current = room.seats[seat]
             if current.connected or current.autoplay or current.token_hash is None:
@@ -666,7 +765,7 @@ class TableHub:
             await self._mutate(room, hand_over)
 
     def _schedule_bots(self, room: Room) -> None:
-        if self.closing or room.bot_seat() is None:
+        if self.closing or room.evicted or room.bot_seat() is None:
             return
         if room.bot_task is None or room.bot_task.done():
             room.bot_task = asyncio.create_task(self._drive_bots(room))
@@ -679,7 +778,7 @@ class TableHub:
             await asyncio.sleep(self.settings.bot_delay)
             async with room.lock:
                 turn = room.bot_seat()
-                if turn is None or room.game is None:
+                if room.evicted or turn is None or room.game is None:
                     room.bot_task = None
                     return
                 seat, level = turn
@@ -704,6 +803,8 @@ class TableHub:
         try:
             await self._apply(room, seat, action)
         except TableError as refusal:
+            if room.evicted:  # the write failed and the room was dropped (`_forget`)
+                raise
             ERRORS.labels(where="bot").inc()
             log.error("bot refused", table=room.id, version=room.version, code=refusal.code)
             assert room.game is not None

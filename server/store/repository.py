@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from server.engine import Rules
 from server.store.db import session_factory
 from server.store.models import (
     ActionRow,
@@ -68,6 +69,25 @@ class TableRecord:
 
 
 @dataclass
+class TableSummary:
+    """What the lobby shows of a table, read without loading its game: the seats, and
+    each side's score and bags after the current game's latest finished hand."""
+
+    id: str
+    name: str
+    rules: dict[str, Any]
+    status: str
+    version: int
+    game_number: int
+    created: datetime
+    seats: list[SeatRecord]
+    # [{"score": int, "bags": int}] per side; [] before the first game starts.
+    scores: list[dict[str, int]]
+    winner: int | None
+    hands_played: int
+
+
+@dataclass
 class ActionWrite:
     """Everything one accepted action changes, written in one transaction."""
 
@@ -105,6 +125,41 @@ def iso(moment: datetime) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
     return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
+
+
+def summary(
+    table: TableRow,
+    seats: list[SeatRecord],
+    game_id: int | None,
+    winner: int | None,
+    final_scores: list[Any] | None,
+    last_hands: dict[int, tuple[int, list[Any]]],
+) -> TableSummary:
+    """One lobby row: scores are the final ones of a finished game, else those after the
+    latest saved hand (hands are numbered from 1, so its number counts them), else 0."""
+    scores: list[dict[str, int]] = []
+    number = 0
+    if game_id is not None:
+        number, sides = last_hands.get(game_id, (0, None))
+        if final_scores is not None:
+            scores = final_scores
+        elif sides is not None:
+            scores = [{"score": side["score"], "bags": side["bags"]} for side in sides]
+        else:
+            scores = [{"score": 0, "bags": 0} for _ in Rules.model_validate(table.rules).sides]
+    return TableSummary(
+        id=table.id,
+        name=table.name,
+        rules=table.rules,
+        status=table.status,
+        version=table.version,
+        game_number=table.game_number,
+        created=table.created,
+        seats=seats,
+        scores=scores,
+        winner=winner,
+        hands_played=number,
+    )
 
 
 class TableStore:
@@ -190,16 +245,76 @@ class TableStore:
         record.chat = [chat_line(row) for row in reversed(chat)]
         return record
 
-    async def table_ids(self, statuses: tuple[str, ...], limit: int = 100) -> list[str]:
-        """Ids of tables in these statuses, newest first."""
+    async def table_ids(
+        self, statuses: tuple[str, ...], limit: int = 100, with_bots: bool = False
+    ) -> list[str]:
+        """Ids of tables in these statuses, newest first; `with_bots`: only tables where a
+        bot plays a seat (a bot's own, or an absent player's on autoplay)."""
+        query = select(TableRow.id).where(TableRow.status.in_(statuses))
+        if with_bots:
+            botted = select(SeatRow.table_id).where(
+                SeatRow.bot.is_not(None) | SeatRow.autoplay.is_(True)
+            )
+            query = query.where(TableRow.id.in_(botted))
         async with self.sessions() as session:
             rows = await session.scalars(
-                select(TableRow.id)
-                .where(TableRow.status.in_(statuses))
-                .order_by(TableRow.created.desc(), TableRow.id)
-                .limit(limit)
+                query.order_by(TableRow.created.desc(), TableRow.id).limit(limit)
             )
             return list(rows)
+
+    async def count_tables(self, statuses: tuple[str, ...]) -> int:
+        async with self.sessions() as session:
+            count = await session.scalar(
+                select(func.count()).select_from(TableRow).where(TableRow.status.in_(statuses))
+            )
+            return count or 0
+
+    async def summaries(self, statuses: tuple[str, ...], limit: int = 100) -> list[TableSummary]:
+        """Tables in these statuses, newest first, as the lobby lists them: three queries
+        whatever the number of tables (tables with their current game, seats, the latest
+        hand of each of those games), and no game is replayed."""
+        async with self.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(TableRow, GameRow.id, GameRow.winner, GameRow.final_scores)
+                    .outerjoin(
+                        GameRow,
+                        (GameRow.table_id == TableRow.id)
+                        & (GameRow.number == TableRow.game_number),
+                    )
+                    .where(TableRow.status.in_(statuses))
+                    .order_by(TableRow.created.desc(), TableRow.id)
+                    .limit(limit)
+                )
+            ).all()
+            ids = [table.id for table, *_ in rows]
+            seats: dict[str, list[SeatRecord]] = {table_id: [] for table_id in ids}
+            for s in await session.scalars(
+                select(SeatRow).where(SeatRow.table_id.in_(ids)).order_by(SeatRow.seat)
+            ):
+                seats[s.table_id].append(
+                    SeatRecord(s.seat, s.name, s.token_hash, s.bot, s.connected, s.autoplay)
+                )
+            game_ids = [game_id for _table, game_id, *_ in rows if game_id is not None]
+            latest = (
+                select(HandRow.game_id, func.max(HandRow.number).label("number"))
+                .where(HandRow.game_id.in_(game_ids))
+                .group_by(HandRow.game_id)
+                .subquery()
+            )
+            last_hands = {
+                game_id: (number, sides)
+                for game_id, number, sides in await session.execute(
+                    select(HandRow.game_id, HandRow.number, HandRow.sides).join(
+                        latest,
+                        (HandRow.game_id == latest.c.game_id) & (HandRow.number == latest.c.number),
+                    )
+                )
+            }
+        return [
+            summary(table, seats[table.id], game_id, winner, final_scores, last_hands)
+            for table, game_id, winner, final_scores in rows
+        ]
 
     @staticmethod
     async def _bump(
