@@ -185,8 +185,19 @@ class TableStore:
                 for seat in range(players)
             )
 
+    async def _one_snapshot(self, session: AsyncSession) -> None:
+        """Let every query of this read see the same moment of the database.
+
+        PostgreSQL's default (READ COMMITTED) gives each statement its own snapshot: a
+        table's row could be read before another process's commit and its actions or
+        chat after it, a version that does not match its game. SQLite serves a single
+        process, whose writes to a table wait for that table's lock."""
+        if self.engine.dialect.name == "postgresql":
+            await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+
     async def load(self, table_id: str) -> TableRecord | None:
         async with self.sessions() as session:
+            await self._one_snapshot(session)
             table = await session.get(TableRow, table_id)
             if table is None:
                 return None
@@ -274,6 +285,7 @@ class TableStore:
         whatever the number of tables (tables with their current game, seats, the latest
         hand of each of those games), and no game is replayed."""
         async with self.sessions() as session:
+            await self._one_snapshot(session)
             rows = (
                 await session.execute(
                     select(TableRow, GameRow.id, GameRow.winner, GameRow.final_scores)

@@ -4,6 +4,7 @@ PostgreSQL: eviction, reconnects after it, a move racing it, bot-only tables, th
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -12,12 +13,15 @@ import httpx
 import pytest
 import websockets
 from prometheus_client import REGISTRY
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
+from sqlalchemy.util import await_only
 
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
 from server.settings import Settings
+from server.store.db import create_engine, migrate
 from server.store.models import ActionRow
+from server.store.repository import TableStore
 from tests.realtime.players import TableClient, create_table, play_turns
 
 FAST_RULES = {"preset": "standard", "target_score": 100}
@@ -279,3 +283,30 @@ async def test_the_lobby_shows_zero_scores_before_the_first_hand_ends(served, ht
     assert listed["status"] == "playing" and listed["hands_played"] == 0
     assert listed["scores"] == [{"score": 0, "bags": 0}] * 3
     assert listed == (await app.state.hub.room(table_id)).public()
+
+
+async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(postgres_url):
+    """A reload reads the table, its game, actions and chat in several queries; a commit
+    of another process landing between them must not show up in some and not others
+    (a room whose version is older than its chat or game)."""
+    reader_engine, writer_engine = create_engine(postgres_url), create_engine(postgres_url)
+    await migrate(reader_engine)
+    reader, writer = TableStore(reader_engine), TableStore(writer_engine)
+    table_id = secrets.token_urlsafe(6)
+    await writer.create_table(table_id, "snapshot", {"preset": "standard"}, 4)
+    wrote: list[dict[str, Any]] = []
+
+    def write_between(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+        if not wrote and "FROM tables" in statement:
+            # Sync event inside SQLAlchemy's async bridge: run the other writer right here.
+            wrote.append(await_only(writer.add_chat(table_id, 1, 2, None, "Other", "now")))
+
+    event.listen(reader_engine.sync_engine, "after_cursor_execute", write_between)
+    try:
+        record = await reader.load(table_id)
+    finally:
+        event.remove(reader_engine.sync_engine, "after_cursor_execute", write_between)
+        await reader_engine.dispose()
+        await writer_engine.dispose()
+    assert wrote and record is not None
+    assert record.version == 1 and record.chat == []
