@@ -65,6 +65,8 @@ T = TypeVar("T")
 # engine sees it, so the action log stores only what the rules define.
 ACTION_KEYS = ("type", "bid", "card", "declare", "cards", "keep")
 WRITE_ATTEMPTS = 3
+# How long a process's claim to drive a table's bots lasts unless renewed (plus bot_delay).
+BOT_CLAIM_SECONDS = 5.0
 TABLE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
@@ -105,6 +107,8 @@ class Room:
         self.listeners: set[Listener] = set()
         self.bot_task: asyncio.Task[None] | None = None
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        # Wakes a bot task that stands by while another process drives the bots.
+        self.bot_nudge = asyncio.Event()
         self.rng = random.Random()
         self.chat: deque[dict[str, Any]] = deque(maxlen=chat_history)
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
@@ -769,34 +773,61 @@ class TableHub:
             return
         if room.bot_task is None or room.bot_task.done():
             room.bot_task = asyncio.create_task(self._drive_bots(room))
+        else:
+            room.bot_nudge.set()  # a task standing by for another process looks again
 
     async def _drive_bots(self, room: Room) -> None:
-        """Play every bot turn of a table, one action at a time, until a person must act."""
+        """Play every bot turn of a table, one action at a time, until a person must act.
+
+        With several processes only the holder of the table's bot claim acts; the others
+        stand by, their rooms following through notices, and take over when the claim
+        is let go or expires (`TableNotices.claim_bots`)."""
+        claim = BOT_CLAIM_SECONDS + self.settings.bot_delay
+        driving = False
+        try:
+            while not self.closing:
+                room.bot_nudge.clear()
+                await asyncio.sleep(self.settings.bot_delay)
+                driving = await self.notices.claim_bots(room.id, claim)
+                async with room.lock:
+                    turn = None if room.evicted else room.bot_seat()
+                    going = turn is not None
+                    if turn is not None and driving:
+                        going = await self._bot_turn(room, *turn)
+                    if not going:
+                        if driving:
+                            await self.notices.release_bots(room.id)
+                            driving = False
+                        room.bot_task = None
+                        return
+                if not driving:
+                    # Look again when the table changes, or when the claim may have expired.
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(claim / 2):
+                            await room.bot_nudge.wait()
+        finally:
+            if driving:  # cancelled at shutdown: let another process take over at once
+                await self.notices.release_bots(room.id)
+
+    async def _bot_turn(self, room: Room, seat: int, level: str) -> bool:
+        """One bot action, under the room's lock; False when the bots must stop."""
         from server.engine.bots import choose_action
 
-        while not self.closing:
-            await asyncio.sleep(self.settings.bot_delay)
-            async with room.lock:
-                turn = room.bot_seat()
-                if room.evicted or turn is None or room.game is None:
-                    room.bot_task = None
-                    return
-                seat, level = turn
-                try:
-                    action = choose_action(
-                        room.rules, room.game.view(seat), level=level, rng=room.rng
-                    )
-                except Exception:
-                    ERRORS.labels(where="bot").inc()
-                    log.exception("bot failed", table=room.id, version=room.version)
-                    action = room.game.legal(seat)[0]
-                try:
-                    await self._bot_act(room, seat, action)
-                except VersionConflict:
-                    await self._reload(room)
-                except TableError:
-                    room.bot_task = None
-                    return
+        assert room.game is not None
+        try:
+            action = choose_action(room.rules, room.game.view(seat), level=level, rng=room.rng)
+        except Exception:
+            ERRORS.labels(where="bot").inc()
+            log.exception("bot failed", table=room.id, version=room.version)
+            action = room.game.legal(seat)[0]
+        try:
+            await self._bot_act(room, seat, action)
+        except VersionConflict:
+            log.info("version conflict", table=room.id, version=room.version, seat=seat)
+            await self._reload(room)
+        except TableError:
+            return False
+        return True
 
     async def _bot_act(self, room: Room, seat: int, action: dict[str, Any]) -> None:
         """Apply a bot's choice; a refused choice is a bot bug: play the first legal action."""

@@ -1,10 +1,17 @@
-"""Table-change notices between server processes.
+"""Table-change notices and bot claims between server processes.
 
 After a process commits a change to a table it publishes `(table id, version)`; every
 other process reloads that table from the database and broadcasts to its own sockets.
 `LocalNotices` is the single-process case (nothing to tell anyone); `RedisNotices` uses
 Redis pub/sub. The database stays the only source of truth: a lost notice only delays
 an update until the next one.
+
+Every process serving a table would drive its bots; `claim_bots` lets one process at a
+time do it: a Redis key `spades:bots:<table>` holding the process's id, set with
+`NX`-like semantics and an expiry that the driver renews before each bot action. A
+process that dies stops renewing, the key expires and another process takes over. If
+two processes ever drive at once (an expired claim, Redis down), the version check on
+writes still lets only one action land.
 """
 
 from __future__ import annotations
@@ -21,6 +28,24 @@ import structlog
 log = structlog.get_logger(__name__)
 
 CHANNEL = "spades:table-changed"
+BOT_CLAIM_KEY = "spades:bots:{}"
+
+# Take the claim if it is free, renew it if it is ours: 1; held by another process: 0.
+_CLAIM = """
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+# Let go of the claim only if it is ours (it may have expired and gone to another).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 OnChange = Callable[[str, int], Awaitable[None]]
 
@@ -32,11 +57,23 @@ class TableNotices(Protocol):
 
     async def close(self) -> None: ...
 
+    async def claim_bots(self, table_id: str, seconds: float) -> bool:
+        """Whether this process may drive the table's bots for the next `seconds`."""
+        ...
+
+    async def release_bots(self, table_id: str) -> None: ...
+
 
 class LocalNotices:
     """One process: every socket is ours, there is nobody to notify."""
 
     async def publish(self, table_id: str, version: int) -> None:
+        return None
+
+    async def claim_bots(self, table_id: str, seconds: float) -> bool:
+        return True
+
+    async def release_bots(self, table_id: str) -> None:
         return None
 
     async def start(self, on_change: OnChange) -> None:
@@ -61,6 +98,21 @@ class RedisNotices:
             await self.redis.publish(CHANNEL, notice)
         except Exception:  # the change is committed; other processes catch up later
             log.warning("redis publish failed", table=table_id, version=version)
+
+    async def claim_bots(self, table_id: str, seconds: float) -> bool:
+        key = BOT_CLAIM_KEY.format(table_id)
+        try:
+            return bool(await self.redis.eval(_CLAIM, 1, key, self.origin, int(seconds * 1000)))
+        except Exception:  # without Redis, drive anyway: the version check keeps it safe
+            log.warning("redis bot claim failed", table=table_id)
+            return True
+
+    async def release_bots(self, table_id: str) -> None:
+        key = BOT_CLAIM_KEY.format(table_id)
+        try:
+            await self.redis.eval(_RELEASE, 1, key, self.origin)
+        except Exception:  # the claim expires by itself
+            log.warning("redis bot release failed", table=table_id)
 
     async def start(self, on_change: OnChange) -> None:
         self._pubsub = self.redis.pubsub()

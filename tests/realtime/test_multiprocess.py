@@ -7,7 +7,10 @@ import asyncio
 
 import httpx
 import pytest
+from redis.asyncio import Redis
+from sqlalchemy import text
 
+from server.realtime.pubsub import BOT_CLAIM_KEY
 from server.store.db import create_engine, migrate
 from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
@@ -79,3 +82,86 @@ async def test_a_move_through_process_a_reaches_a_spectator_on_process_b(postgre
         for client in clients:
             await client.close()
         await asyncio.gather(asyncio.to_thread(first.stop), asyncio.to_thread(second.stop))
+
+
+def actions_taken(server: LiveServer) -> float:
+    """The process's `spades_actions_total`, summed over action types."""
+    metrics = httpx.get(f"{server.url}/metrics").text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in metrics.splitlines()
+        if line.startswith("spades_actions_total{")
+    )
+
+
+async def test_only_one_process_drives_the_bots_of_a_table(postgres_url, redis_url):
+    """Both processes watch a bot-only table; one drives its bots: it makes every move,
+    and no write of one process ever conflicts with a write of the other."""
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    await engine.dispose()
+    env = {"SPADES_BOT_DELAY": "0.002", "SPADES_LOG_LEVEL": "INFO"}
+    servers = [LiveServer(postgres_url, redis_url=redis_url, env=env) for _ in range(2)]
+    await asyncio.gather(*(asyncio.to_thread(server.start) for server in servers))
+    clients: list[TableClient] = []
+    try:
+        async with httpx.AsyncClient(base_url=servers[0].url) as http:
+            table_id = await create_table(http, {"preset": "standard", "target_score": 100})
+            for server in servers:  # both processes hold the room and hear every change
+                clients.append(TableClient(address(server), table_id))
+                await clients[-1].connect()
+            for seat in range(4):
+                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
+                assert response.status_code in (200, 201), response.text
+        for client in clients:
+            await client.until(
+                lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=90
+            )
+        taken = sorted([actions_taken(server) for server in servers])
+        assert taken[0] == 0 and taken[1] > 52, taken
+        redis = Redis.from_url(redis_url)
+        assert await redis.exists(BOT_CLAIM_KEY.format(table_id)) == 0  # let go at the end
+        await redis.aclose()
+    finally:
+        for client in clients:
+            await client.close()
+        await asyncio.gather(*(asyncio.to_thread(server.stop) for server in servers))
+    for server in servers:
+        assert "version conflict" not in server.output()
+
+
+async def test_when_the_process_driving_bots_stops_another_process_takes_over(
+    postgres_url, redis_url
+):
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    env = {"SPADES_BOT_DELAY": "0.01"}
+    driver = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    other = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    await asyncio.gather(asyncio.to_thread(driver.start), asyncio.to_thread(other.start))
+    spectator: TableClient | None = None
+    try:
+        async with httpx.AsyncClient(base_url=driver.url) as http:
+            table_id = await create_table(http, {"preset": "standard", "target_score": 100})
+            for seat in range(4):
+                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
+                assert response.status_code in (200, 201), response.text
+        # The other process loads the table only now: the driver already holds the claim.
+        spectator = TableClient(address(other), table_id)
+        first = await spectator.connect()
+        await spectator.until(lambda m: m["type"] == "state" and m["version"] > first["version"])
+        await asyncio.to_thread(driver.stop)
+        async with engine.connect() as connection:
+            status = await connection.scalar(
+                text("SELECT status FROM tables WHERE id = :id"), {"id": table_id}
+            )
+        assert status == "playing", "the game ended before its driver stopped"
+
+        await spectator.until(
+            lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=90
+        )
+    finally:
+        if spectator is not None:
+            await spectator.close()
+        await engine.dispose()
+        await asyncio.gather(asyncio.to_thread(driver.stop), asyncio.to_thread(other.stop))
