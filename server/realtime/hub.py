@@ -317,6 +317,8 @@ class TableHub:
                 room = Room(record, self.settings.chat_history)
                 self.rooms[table_id] = room
                 ROOMS_LOADED.inc()
+                # A bot turn waiting here may have lost its driver (a process that died).
+                self._schedule_bots(room)
         return room
 
     async def _current(self, room: Room) -> Room:

@@ -165,3 +165,39 @@ async def test_when_the_process_driving_bots_stops_another_process_takes_over(
             await spectator.close()
         await engine.dispose()
         await asyncio.gather(asyncio.to_thread(driver.stop), asyncio.to_thread(other.stop))
+
+
+async def test_a_bot_game_whose_process_died_goes_on_when_another_process_opens_it(
+    postgres_url, redis_url
+):
+    """SIGKILL leaves the dead process's bot claim in Redis until it expires; a process
+    that opens the table afterwards takes the bots over then."""
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    await engine.dispose()
+    env = {"SPADES_BOT_DELAY": "0.01"}
+    crashed = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    other = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    await asyncio.gather(asyncio.to_thread(crashed.start), asyncio.to_thread(other.start))
+    spectator: TableClient | None = None
+    try:
+        async with httpx.AsyncClient(base_url=crashed.url) as http:
+            table_id = await create_table(http, {"preset": "standard", "target_score": 100})
+            for seat in range(4):
+                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
+                assert response.status_code in (200, 201), response.text
+        redis = Redis.from_url(redis_url)
+        while not await redis.exists(BOT_CLAIM_KEY.format(table_id)):
+            await asyncio.sleep(0.01)  # polling: the bots are moving under its claim
+        await redis.aclose()
+        crashed.kill()
+        spectator = TableClient(address(other), table_id)
+        opened = await spectator.connect()
+        assert opened["table"]["status"] == "playing"
+        await spectator.until(
+            lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=90
+        )
+    finally:
+        if spectator is not None:
+            await spectator.close()
+        await asyncio.gather(asyncio.to_thread(crashed.stop), asyncio.to_thread(other.stop))
