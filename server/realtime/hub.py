@@ -569,6 +569,8 @@ class TableHub:
         self._drop_room(room)
         listeners = list(room.listeners)
         room.listeners.clear()
+        for listener in listeners:  # their `leave` will not find them in any room
+            CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
 
         async def send_away() -> None:
             for listener in listeners:
@@ -617,6 +619,7 @@ class TableHub:
 
     async def _committed(self, room: Room) -> None:
         """After a commit: broadcast, tell other processes, let bots move."""
+        room.touched = time.monotonic()
         self._broadcast(room)
         await self.notices.publish(room.id, room.version)
         self._schedule_bots(room)

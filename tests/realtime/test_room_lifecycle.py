@@ -13,7 +13,7 @@ import httpx
 import pytest
 import websockets
 from prometheus_client import REGISTRY
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, text
 from sqlalchemy.util import await_only
 
 from server.realtime.hub import Room, TableHub
@@ -310,3 +310,37 @@ async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(p
         await writer_engine.dispose()
     assert wrote and record is not None
     assert record.version == 1 and record.chat == []
+
+
+def sockets_counted() -> float:
+    return sum(
+        REGISTRY.get_sample_value("spades_connected_sockets", {"role": role}) or 0.0
+        for role in ("player", "spectator")
+    )
+
+
+async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(served, http):
+    app, address = served
+    hub: TableHub = app.state.hub
+    counted = sockets_counted()
+    table_id = await create_table(http, FAST_RULES)
+    tokens = await seat_four(http, table_id)
+    players = [TableClient(address, table_id, token) for token in tokens]
+    for player in players:
+        await player.connect()
+    assert sockets_counted() == counted + 4
+    on_turn = players[players[0].view["turn"][0]]
+    async with app.state.db_engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    try:
+        await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 3}, "id": "lost"})
+        refusal = await on_turn.until(lambda m: m["type"] == "error")
+        assert refusal["code"] == "unavailable"
+    finally:
+        async with app.state.db_engine.begin() as connection:
+            await connection.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    for player in players:  # sent away to reconnect: the server closes every socket
+        await asyncio.wait_for(player.reader, 10)
+        assert player.close_code == 1011
+    await until(lambda: sockets_counted() == counted)
+    assert table_id not in hub.rooms or not hub.rooms[table_id].listeners
