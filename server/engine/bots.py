@@ -42,11 +42,12 @@ from server.engine.cards import (
     deck_codes,
     trick_winner,
 )
+from server.engine.scoring import score_sides
 
 if TYPE_CHECKING:
     from server.engine.rules import Rules
 
-BOT_LEVELS: tuple[str, ...] = ("basic",)
+BOT_LEVELS: tuple[str, ...] = ("basic", "advanced")
 
 # The lowest side card worth keeping in the draw: the king (rank index, 2 = 0 ... A = 12).
 # Keeping queens too did worse in duplicate deals between bots.
@@ -405,14 +406,18 @@ def choose_action(
     view: dict[str, Any],
     level: str = "basic",
     rng: random.Random | None = None,
+    *,
+    samples: int | None = None,
 ) -> Action:
     """One action from ``view["legal"]`` for the seat whose view this is.
 
-    ``rng`` only breaks ties between equally good cards, so a given view and rng state
-    always give the same answer. ValueError if the level is unknown or the view offers
-    nothing to do. Every decision returns one of the legal actions themselves (no
-    fallback hides a bot bug: the whole-game tests check each choice against
-    ``game.legal``).
+    ``basic``: ``rng`` only breaks ties between equally good cards. ``advanced``: ``rng``
+    also draws the imagined deals of the look-ahead (without one, the rng is seeded from
+    the view itself); ``samples`` caps the deals imagined per card decision
+    (``ADVANCED_SAMPLES`` by default). Either way a given view and rng state always give
+    the same answer. ValueError if the level is unknown or the view offers nothing to
+    do. Every decision returns one of the legal actions themselves (no fallback hides a
+    bot bug: the whole-game tests check each choice against ``game.legal``).
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
@@ -421,7 +426,13 @@ def choose_action(
         raise ValueError("nothing to do: the view offers no legal action")
     if len(legal) == 1:
         return legal[0]
-    decide = _DECISIONS.get(str(view.get("phase")))
+    phase = str(view.get("phase"))
+    if level == "advanced":
+        if phase == "play":
+            return _advanced_play(rules, view, legal, rng, samples)
+        decide = _ADVANCED_DECISIONS.get(phase)
+    else:
+        decide = _DECISIONS.get(phase)
     return legal[0] if decide is None else decide(rules, view, legal, rng)
 
 
@@ -707,4 +718,644 @@ _DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
     "pass": _pass,
     "bid": _bid,
     "play": _play,
+}
+
+
+# ---------------------------------------------------------------------------------------
+# The advanced level: bidding that reads the scoreboard, card play by look-ahead.
+#
+# Bidding starts from the basic count and then applies a few rules a seasoned player
+# would state out loud (see _advanced_bid). Card play imagines deals of the unseen cards
+# that fit everything public (hand sizes, the voids players have shown), plays the rest
+# of the hand out for every distinct legal card with a cheap rule-of-thumb policy, and
+# picks the card whose deals score best for its side (the hand's points, bags and bag
+# penalties included, and the game itself when the hand ends it). It gets only the
+# view: the deals it imagines are drawn from the cards it has not seen.
+
+# Within this many bags of the bag limit, bid what the hand should take (a smaller margin).
+BAG_WARNING = 3
+BAG_MARGIN = 0.15
+# Within this many points of the target, and not behind: a safe contract and no nil.
+NEAR_TARGET = 80
+SAFE_EXTRA_MARGIN = 0.0
+# Opponents within this many points of the target (and ahead of us): bid the full
+# estimate and fight for every trick, so that a set may stop them.
+DANGER_ZONE = 100
+FIGHT_MARGIN = 0.55
+# Late in a game (the leader within LATE of the target) and this far behind: nil with a
+# weaker hand than usual, and blind nil when the table allows it.
+LATE = 150
+DESPERATE_DEFICIT = 150
+NIL_MAX_DANGER_DESPERATE = 5.0
+NIL_MAX_STRENGTH_DESPERATE = 2.2
+# 10-for-200: raise the side's contract to 10 when its estimate falls short by at most
+# this (more when a set of 10 costs no more than 100).
+TEN_SLACK = 0.4
+TEN_SLACK_CHEAP_SET = 0.9
+# The look-ahead: at most ADVANCED_SAMPLES imagined deals per card decision, fewer when
+# (distinct cards x cards left) would exceed the budget of simulated card plays, but
+# never fewer than MIN_SAMPLES.
+ADVANCED_SAMPLES = 64
+ADVANCED_CARD_BUDGET = 100_000
+MIN_SAMPLES = 6
+# Imagined deals give high cards to each hidden seat in proportion to the tricks its bid
+# still promises plus WEIGHT_BASE; a nil bidder still clean gets NIL_WEIGHT.
+WEIGHT_BASE = 0.5
+NIL_WEIGHT = 0.25
+# What ending the game is worth, in points of this hand, to the look-ahead.
+GAME_VALUE = 1000
+
+_NIL, _COVER, _WANT, _DUCK = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class _Situation:
+    """The scoreboard from one side's chair."""
+
+    score: int
+    bags: int
+    best_other: int
+    target: int
+    bags_close: bool
+    near_target: bool
+    opponents_close: bool
+    late: bool
+
+    @property
+    def deficit(self) -> int:
+        return self.best_other - self.score
+
+
+def _situation(rules: Rules, view: View, state: _Seat) -> _Situation:
+    entries = view.get("scores") or [{"score": 0, "bags": 0} for _ in state.sides]
+    mine = state.sides.index(state.side_of(state.seat))
+    score, bags = int(entries[mine]["score"]), int(entries[mine]["bags"])
+    others = [int(e["score"]) for i, e in enumerate(entries) if i != mine]
+    best_other = max(others) if others else score
+    target = int(view.get("target_score") or rules.target_score)
+    return _Situation(
+        score=score,
+        bags=bags,
+        best_other=best_other,
+        target=target,
+        bags_close=rules.bags and bags >= rules.bag_limit - BAG_WARNING,
+        near_target=score >= target - NEAR_TARGET and score >= best_other,
+        opponents_close=best_other >= target - DANGER_ZONE and best_other > score,
+        late=best_other >= target - LATE,
+    )
+
+
+def _advanced_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+    """The basic count, adjusted by the situation, one rule at a time:
+
+    - near the target and not behind: bid a safe contract (a bigger margin), no nil;
+    - opponents close to winning and ahead: bid the full estimate, to fight for a set;
+    - own side near the bag limit: bid close to the estimate (bags now cost 100);
+    - far behind late in the game: nil with a weaker hand than usual;
+    - 10-for-200 tables: a second partner lifts the side to 10 when the side's
+      estimate is within reach of it.
+    """
+    state = _seat_state(rules, view, rng)
+    hand = view.get("hand") or []
+    numbers = [action["bid"] for action in legal]
+    situation = _situation(rules, view, state)
+    strength = hand_strength(hand, rules.deck, rules.players)
+    slope, intercept = TRICKS_FROM_STRENGTH[rules.players]
+    expected = slope * strength + intercept
+    margin = BID_MARGIN_PARTNERS if state.teammates else BID_MARGIN_SOLO
+    partner_bids = [state.bids[s] for s in state.teammates if state.bids[s] is not None]
+    desperate = situation.late and situation.deficit >= DESPERATE_DEFICIT
+    if situation.near_target:
+        margin += SAFE_EXTRA_MARGIN
+    elif situation.opponents_close:
+        margin = min(margin, FIGHT_MARGIN)
+    elif situation.bags_close:
+        margin = min(margin, BAG_MARGIN)
+    max_danger, max_strength = NIL_MAX_DANGER, NIL_MAX_STRENGTH
+    if desperate:
+        max_danger, max_strength = NIL_MAX_DANGER_DESPERATE, NIL_MAX_STRENGTH_DESPERATE
+    if (
+        0 in numbers
+        and not situation.near_target
+        and strength <= max_strength
+        and nil_danger(hand, rules.deck, rules.players) <= max_danger
+        and _nil_fits_partner(rules, partner_bids)
+    ):
+        return {"type": "bid", "bid": 0}
+    own = max(int(expected + 0.5 - margin), 1)
+    partner_numbers = [b for b in partner_bids if isinstance(b, int) and b > 0]
+    team = rules.bidding == "team"
+    base = sum(partner_numbers) if team else 0
+    wanted = base + own
+    if (
+        rules.ten_for_two_hundred
+        and partner_numbers
+        and not situation.near_target
+        and sum(partner_numbers) + own < 10
+    ):
+        slack = TEN_SLACK_CHEAP_SET if rules.ten_for_two_hundred_set <= 100 else TEN_SLACK
+        # The partner's bid is itself a cautious count: add back its margin.
+        side_estimate = sum(partner_numbers) + BID_MARGIN_PARTNERS + expected
+        if side_estimate >= 10 - slack:
+            wanted = 10 if team else 10 - sum(partner_numbers)
+    candidates = [n for n in numbers if n > 0] or numbers
+    return {"type": "bid", "bid": min(candidates, key=lambda n: (abs(n - wanted), n))}
+
+
+def _nil_fits_partner(rules: Rules, partner_bids: list[Any]) -> bool:
+    if any(b in (0, "blind_nil") for b in partner_bids):
+        return False
+    return not any(isinstance(b, int) and b < rules.min_team_bid - 1 for b in partner_bids)
+
+
+def _advanced_blind(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+    """Blind nil when the table allows it (the engine only asks eligible players), the
+    partner has not declared, and the side is far behind: 150 late in the game (the
+    leader within LATE of the target), else 200, or more if the table demands more."""
+    state = _seat_state(rules, view, rng)
+    situation = _situation(rules, view, state)
+    needed = DESPERATE_DEFICIT if situation.late else BLIND_NIL_DEFICIT
+    needed = max(needed, rules.blind_nil_behind_by or 0)
+    partner_declared = any(state.bids[s] == "blind_nil" for s in state.teammates)
+    declare = situation.deficit >= needed and not partner_declared
+    return {"type": "blind_nil", "declare": declare}
+
+
+def _advanced_play(
+    rules: Rules, view: View, legal: list[Action], rng: Rng, samples: int | None
+) -> Action:
+    """The distinct legal card whose imagined deals score best for the bot's side; ties
+    go to the basic level's choice."""
+    state = _seat_state(rules, view, rng)
+    if not state.played and rules.first_lead == "lowest_club":
+        # The first trick's own rules (lowest clubs, forced): the basic play is fine.
+        return _play(rules, view, legal, rng)
+    cards = [card_index(action["card"]) for action in legal]
+    candidates = _distinct_cards(state, cards)
+    basic = card_index(_play(rules, view, legal, rng)["card"])
+    basic_group = next(c for c in candidates if _same_group(state, c, basic))
+    if len(candidates) == 1:
+        return legal[cards.index(candidates[0])]
+    if rng is None:
+        rng = random.Random(_view_seed(view))
+    sizes = list(view.get("hand_sizes") or [len(state.hand)] * state.players)
+    left = sum(sizes)
+    cap = ADVANCED_SAMPLES if samples is None else max(int(samples), 1)
+    count = min(cap, max(MIN_SAMPLES, ADVANCED_CARD_BUDGET // (len(candidates) * left)))
+    sim = _Sim(state, view)
+    totals = [0.0] * len(candidates)
+    unseen = list(state.unseen.elements())
+    hidden = [s for s in range(state.players) if s != state.seat]
+    voids = state.voids
+    next_seat = (state.seat + 1) % state.players
+    strong = _strong_cards(rules.deck)
+    weights = _holding_weights(state, view, hidden)
+    for _ in range(count):
+        deal = _deal_hidden(rng, unseen, hidden, sizes, voids, state.order.suit, strong, weights)
+        deal[state.seat] = list(state.hand)
+        tops = _suit_tops(state.order, deal)
+        for i, card in enumerate(candidates):
+            hands = [list(h) for h in deal]
+            hands[state.seat].remove(card)
+            card_tops = [list(t) for t in tops]
+            card_tops[state.order.suit[card]].remove(state.order.power[card])
+            tricks = sim.rollout(
+                hands,
+                [*state.trick, (state.seat, card)],
+                list(state.tricks_won),
+                sim.broken or state.order.suit[card] == SPADES,
+                next_seat,
+                card_tops,
+            )
+            totals[i] += sim.utility(tricks)
+    best = max(totals)
+    tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
+    chosen = basic_group if basic_group in tied else tied[0]
+    return legal[cards.index(chosen)]
+
+
+@lru_cache(maxsize=8)
+def _strong_cards(deck: str) -> list[bool]:
+    """Per card int: a high card whose holder the bids hint at (jacks of spades and
+    up, side-suit kings and aces)."""
+    order = card_order(deck)
+    return [
+        order.power[c] >= (9 if order.suit[c] == SPADES else 11) for c in range(len(order.suit))
+    ]
+
+
+def _holding_weights(state: _Seat, view: View, hidden: list[int]) -> dict[int, float]:
+    """How strongly each hidden seat is expected to hold high cards: the tricks its own
+    bid still promises (a nil bidder holds few, a blind nil bidder bid before looking)."""
+    n = state.players
+    dealer = view.get("dealer")
+    position = [(s - (dealer if isinstance(dealer, int) else 0) - 1) % n for s in range(n)]
+    weights: dict[int, float] = {}
+    for seat in hidden:
+        bid = state.bids[seat]
+        if bid == "blind_nil" or not isinstance(bid, int):
+            weights[seat] = 1.0 + WEIGHT_BASE
+            continue
+        if bid == 0:
+            weights[seat] = NIL_WEIGHT if state.tricks_won[seat] == 0 else 1.0
+            continue
+        own = bid
+        if state.rules.bidding == "team":
+            # The later partner's number is the side's total: its own part is the rest.
+            for partner in state.side_of(seat):
+                other = state.bids[partner]
+                if (
+                    partner != seat
+                    and isinstance(other, int)
+                    and position[partner] < position[seat]
+                ):
+                    own = max(bid - other, 0)
+        weights[seat] = max(own - state.tricks_won[seat], 0) + WEIGHT_BASE
+    return weights
+
+
+def _view_seed(view: View) -> str:
+    """A seed made of what the seat sees, so that the same view imagines the same deals."""
+    trick = [p["card"] for p in view.get("trick") or []]
+    played = [p["card"] for p in view.get("played") or []]
+    return f"{view.get('seat')}|{view.get('hand')}|{trick}|{played}|{view.get('bids')}"
+
+
+def _others_between(state: _Seat, low: int, high: int, suit: int) -> bool:
+    """Whether a card of ``suit`` not in this seat's hand (unseen, or on the table in
+    this trick) has a power in ``low..high``."""
+    order = state.order
+    for card, count in state.unseen.items():
+        if count > 0 and order.suit[card] == suit and low <= order.power[card] <= high:
+            return True
+    return any(
+        order.suit[card] == suit and low <= order.power[card] <= high for _, card in state.trick
+    )
+
+
+def _same_group(state: _Seat, a: int, b: int) -> bool:
+    """Whether two of the seat's cards are equivalent: same suit, and no card anyone
+    else may play lies between them (so either one wins or loses the same tricks)."""
+    order = state.order
+    if order.suit[a] != order.suit[b]:
+        return False
+    low, high = sorted((order.power[a], order.power[b]))
+    return a == b or not _others_between(state, low, high, order.suit[a])
+
+
+def _distinct_cards(state: _Seat, cards: list[int]) -> list[int]:
+    """One card (the lowest) of each group of equivalent legal cards."""
+    order = state.order
+    ranked = sorted(dict.fromkeys(cards), key=lambda c: (order.suit[c], order.power[c]))
+    groups: list[int] = []
+    for card in ranked:
+        if groups and _same_group(state, groups[-1], card):
+            continue
+        groups.append(card)
+    return groups
+
+
+def _deal_hidden(
+    rng: random.Random,
+    unseen: list[int],
+    hidden: list[int],
+    sizes: list[int],
+    voids: dict[int, set[int]],
+    suit: list[int],
+    strong: list[bool] | None = None,
+    weights: dict[int, float] | None = None,
+) -> list[list[int]]:
+    """One deal of the unseen cards to the hidden seats (their hand sizes), respecting
+    the suits each has shown it lacks; cards left over (the two-player discards) go to
+    nobody. With ``weights``, each ``strong`` card goes to a seat with odds in
+    proportion to its free room times its weight (a seat that bid high holds more high
+    cards than one that bid nil). Falls back to ignoring the voids if a few tries find no
+    fitting deal."""
+    pool = list(unseen)
+    rng.shuffle(pool)
+    hands: list[list[int]] = [[] for _ in sizes]
+    weighted = strong is not None and weights is not None
+    if not weighted and not any(voids.get(s) for s in hidden):
+        return _slice_deal(pool, hidden, sizes, hands)
+    # The leftover cards (two players) form a pseudo-seat -1 that takes anything.
+    owners = [*hidden, -1]
+    spare = max(len(pool) - sum(sizes[s] for s in hidden), 0)
+    weight = dict(weights or {})
+    weight[-1] = 1.0
+    banned = {s: voids.get(s, set()) for s in owners}
+    special = [
+        c for c in pool if (weighted and strong[c]) or any(suit[c] in banned[s] for s in hidden)
+    ]
+    free = [
+        c
+        for c in pool
+        if not ((weighted and strong[c]) or any(suit[c] in banned[s] for s in hidden))
+    ]
+    for _ in range(8):
+        room = {s: sizes[s] for s in hidden}
+        room[-1] = spare
+        placed: dict[int, list[int]] = {s: [] for s in owners}
+        for card in special:
+            odds = weight if weighted and strong[card] else None
+            fits = [
+                (s, room[s] * (odds[s] if odds else 1.0))
+                for s in owners
+                if room[s] > 0 and suit[card] not in banned[s]
+            ]
+            if not fits:
+                break
+            pick = rng.random() * sum(w for _, w in fits)
+            owner = fits[-1][0]
+            for seat, w in fits:
+                pick -= w
+                if pick < 0:
+                    owner = seat
+                    break
+            placed[owner].append(card)
+            room[owner] -= 1
+        else:
+            start = 0
+            for owner in owners:
+                placed[owner].extend(free[start : start + room[owner]])
+                start += room[owner]
+            for seat in hidden:
+                hands[seat] = placed[seat]
+            return hands
+        rng.shuffle(special)
+    return _slice_deal(pool, hidden, sizes, hands)
+
+
+def _slice_deal(
+    pool: list[int], hidden: list[int], sizes: list[int], hands: list[list[int]]
+) -> list[list[int]]:
+    start = 0
+    for seat in hidden:
+        hands[seat] = pool[start : start + sizes[seat]]
+        start += sizes[seat]
+    return hands
+
+
+def _suit_tops(order: CardOrder, hands: list[list[int]]) -> list[list[int]]:
+    """Per suit, the powers of the cards still in hands, highest first."""
+    tops: list[list[int]] = [[], [], [], []]
+    for hand in hands:
+        for card in hand:
+            tops[order.suit[card]].append(order.power[card])
+    for top in tops:
+        top.sort(reverse=True)
+    return tops
+
+
+class _Sim:
+    """Plays the rest of a hand out on a deal (every hand known) with a cheap policy
+    that follows the basic level's rules of thumb, and scores the result."""
+
+    def __init__(self, state: _Seat, view: View) -> None:
+        rules = state.rules
+        n = rules.players
+        self.rules = rules
+        self.n = n
+        self.suit = state.order.suit
+        self.power = state.order.power
+        self.win_key = state.order.win_key
+        self.later_wins = rules.duplicate_later_wins
+        self.guard = rules.spades_broken_to_lead
+        self.broken = bool(view.get("spades_broken")) or any(
+            self.suit[c] == SPADES for _, c in state.played + state.trick
+        )
+        self.bids = list(state.bids)
+        self.sides = state.sides
+        self.side_of = [0] * n
+        for index, side in enumerate(self.sides):
+            for seat in side:
+                self.side_of[seat] = index
+        self.partners = [[t for t in self.sides[self.side_of[s]] if t != s] for s in range(n)]
+        self.nil_bid = [b in (0, "blind_nil") for b in self.bids]
+        counts_failed_nil = rules.nil_tricks == "contract"
+        self.counted = [
+            [s for s in side if counts_failed_nil or not self.nil_bid[s]] for side in self.sides
+        ]
+        self.contracts = [
+            state.need(side) + sum(state.tricks_won[s] for s in counted)
+            if state.contracts is None
+            else int(state.contracts[i])
+            for i, (side, counted) in enumerate(zip(self.sides, self.counted, strict=True))
+        ]
+        self.my_side = self.side_of[state.seat]
+        self.scores = list(view.get("scores") or [{"score": 0, "bags": 0} for _ in self.sides])
+        self.target = int(view.get("target_score") or rules.target_score)
+        self._utilities: dict[tuple[int, ...], float] = {}
+
+    def rollout(
+        self,
+        hands: list[list[int]],
+        trick: list[tuple[int, int]],
+        tricks_won: list[int],
+        broken: bool,
+        seat: int,
+        tops: list[list[int]],
+    ) -> tuple[int, ...]:
+        """Play on from ``trick`` (``seat`` to play next) until the hands are empty;
+        the tricks each seat won this hand."""
+        n, suit, power, win_key, later = (
+            self.n,
+            self.suit,
+            self.power,
+            self.win_key,
+            self.later_wins,
+        )
+        while True:
+            if len(trick) == n:
+                keys = win_key[suit[trick[0][1]]]
+                winner, best = trick[0][0], -1
+                for player, card in trick:
+                    key = keys[card]
+                    if key > best or (later and key == best and key >= 0):
+                        winner, best = player, key
+                tricks_won[winner] += 1
+                trick = []
+                seat = winner
+                if not hands[seat]:
+                    return tuple(tricks_won)
+            card = self.choose(seat, hands[seat], trick, tricks_won, broken, tops)
+            hands[seat].remove(card)
+            card_suit = suit[card]
+            tops[card_suit].remove(power[card])
+            if card_suit == SPADES:
+                broken = True
+            trick.append((seat, card))
+            seat = seat + 1 if seat + 1 < n else 0
+
+    def _mode(self, seat: int, tricks_won: list[int], left: int) -> int:
+        if self.nil_bid[seat]:
+            return _NIL if tricks_won[seat] == 0 else _DUCK
+        for partner in self.partners[seat]:
+            if self.nil_bid[partner] and tricks_won[partner] == 0:
+                return _COVER
+        mine = self.side_of[seat]
+        for index, counted in enumerate(self.counted):
+            need = self.contracts[index] - sum(tricks_won[s] for s in counted)
+            if index == mine and need > 0:
+                return _WANT
+            if index != mine and 0 < need <= left < need + SET_MARGIN + 1:
+                return _WANT
+        return _DUCK
+
+    def choose(
+        self,
+        seat: int,
+        hand: list[int],
+        trick: list[tuple[int, int]],
+        tricks_won: list[int],
+        broken: bool,
+        tops: list[list[int]],
+    ) -> int:
+        """The policy's card for ``seat``: the basic level's rules of thumb, cheaply."""
+        suit, power = self.suit, self.power
+        if trick:
+            led = suit[trick[0][1]]
+            legal = [c for c in hand if suit[c] == led] or hand
+        elif self.guard and not broken:
+            legal = [c for c in hand if suit[c] != SPADES] or hand
+        else:
+            legal = hand
+        if len(legal) == 1:
+            return legal[0]
+        mode = self._mode(seat, tricks_won, len(hand))
+        if not trick:
+            return self._lead(seat, mode, hand, legal, tricks_won, tops)
+        keys = self.win_key[led]
+        later = self.later_wins
+        winner, best = trick[0][0], -1
+        for player, card in trick:
+            key = keys[card]
+            if key > best or (later and key == best and key >= 0):
+                winner, best = player, key
+        if later and best >= 0:
+            winners = [c for c in legal if keys[c] >= best]
+            losers = [c for c in legal if keys[c] < best]
+        else:
+            winners = [c for c in legal if keys[c] > best]
+            losers = [c for c in legal if keys[c] <= best]
+        last = len(trick) == self.n - 1
+        if mode == _NIL:
+            if losers:
+                return max(losers, key=lambda c: power[c] + (4 if suit[c] == SPADES else 0))
+            return _forced_win(winners, keys, last)
+        if mode == _DUCK:
+            if losers:
+                return max(losers, key=lambda c: (suit[c] != SPADES) * 100 + power[c])
+            return _forced_win(winners, keys, last)
+        low = min(legal, key=lambda c: (suit[c] == SPADES) * 100 + power[c])
+        if mode == _COVER:
+            nil_partner = next(
+                p for p in self.partners[seat] if self.nil_bid[p] and tricks_won[p] == 0
+            )
+            if winner == nil_partner:
+                return min(winners, key=keys.__getitem__) if winners else low
+            if all(p != nil_partner for p, _ in trick) and winners:
+                following = [c for c in winners if suit[c] == led]
+                if following:
+                    return max(following, key=power.__getitem__)
+                return min(winners, key=keys.__getitem__)
+        if winner in self.partners[seat]:
+            win_card = next(c for p, c in trick if p == winner)
+            top = tops[suit[win_card]]
+            if last or not top or power[win_card] >= top[0]:
+                return low
+        elif self.nil_bid[winner] and tricks_won[winner] == 0 and losers:
+            return max(losers, key=lambda c: (suit[c] != SPADES) * 100 + power[c])
+        if not winners:
+            return low
+        if last:
+            return min(winners, key=keys.__getitem__)
+        following = [c for c in winners if suit[c] == led]
+        if not following:
+            return min(winners, key=keys.__getitem__)
+        high = max(following, key=power.__getitem__)
+        if power[high] >= tops[led][0] or len(trick) > 1:
+            return high
+        return low
+
+    def _lead(
+        self,
+        seat: int,
+        mode: int,
+        hand: list[int],
+        legal: list[int],
+        tricks_won: list[int],
+        tops: list[list[int]],
+    ) -> int:
+        suit, power = self.suit, self.power
+        low = min(legal, key=lambda c: (suit[c] == SPADES) * 100 + power[c])
+        if mode in (_NIL, _DUCK):
+            return low
+        side_cards = [c for c in legal if suit[c] != SPADES]
+        bosses = [c for c in side_cards if power[c] >= tops[suit[c]][0]]
+        if mode == _COVER:
+            if bosses:
+                return bosses[0]
+            return max(side_cards or legal, key=power.__getitem__)
+        if any(self.nil_bid[s] and tricks_won[s] == 0 for s in range(self.n) if s != seat):
+            opponents = [s for s in range(self.n) if self.side_of[s] != self.side_of[seat]]
+            if any(self.nil_bid[s] and tricks_won[s] == 0 for s in opponents):
+                return low
+        if bosses:
+            return bosses[0]
+        spades = [c for c in legal if suit[c] == SPADES]
+        if spades:
+            high = max(spades, key=power.__getitem__)
+            if power[high] >= tops[SPADES][0] and (len(spades) >= 2 or not side_cards):
+                return high
+        if not side_cards:
+            return min(spades, key=power.__getitem__)
+        lengths = [0, 0, 0, 0]
+        for card in hand:
+            lengths[suit[card]] += 1
+        return min(side_cards, key=lambda c: (-lengths[suit[c]], power[c]))
+
+    def utility(self, tricks: tuple[int, ...]) -> float:
+        """What a hand that ends with these tricks is worth to the bot's side: its points
+        less the others' (on average), bag penalties included; or the game, when the
+        hand ends it."""
+        cached = self._utilities.get(tricks)
+        if cached is not None:
+            return cached
+        rules = self.rules
+        after = score_sides(rules, self.bids, tricks, self.scores)
+        deltas = [
+            side["score"] - old["score"] for side, old in zip(after, self.scores, strict=True)
+        ]
+        others = [d for i, d in enumerate(deltas) if i != self.my_side]
+        value = float(deltas[self.my_side] - (sum(others) / len(others) if others else 0))
+        new = [side["score"] for side in after]
+        winner = None
+        total = sum(tricks)
+        if rules.all_tricks == "win":
+            for index, side in enumerate(self.sides):
+                if sum(tricks[s] for s in side) == total:
+                    winner = index
+        if winner is None:
+            ended = any(score >= self.target for score in new) or (
+                rules.lose_score is not None and any(score <= rules.lose_score for score in new)
+            )
+            top = max(new)
+            if ended and new.count(top) == 1:
+                winner = new.index(top)
+        if winner is not None:
+            value += GAME_VALUE if winner == self.my_side else -GAME_VALUE
+        self._utilities[tricks] = value
+        return value
+
+
+def _forced_win(winners: list[int], keys: list[int], last: bool) -> int:
+    """Every card wins: the highest when last (the trick is lost anyway), else the
+    lowest, hoping a later player overtakes."""
+    return max(winners, key=keys.__getitem__) if last else min(winners, key=keys.__getitem__)
+
+
+_ADVANCED_DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
+    **_DECISIONS,
+    "blind": _advanced_blind,
+    "bid": _advanced_bid,
 }
