@@ -36,7 +36,6 @@ async def test_writes_over_the_budget_are_refused_and_change_nothing(app):
         assert 1 <= int(refused.headers["Retry-After"]) <= 60
         # Nothing was created by the refused request; reading is not limited.
         tables = (await spammer.get("/api/tables")).json()
-        assert len(tables) == BUDGET
         assert "one too many" not in {table["name"] for table in tables}
         # Another address has its own budget, and seats count as writes too.
         table_id = tables[0]["id"]
