@@ -735,13 +735,8 @@ _DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
 # Within this many bags of the bag limit, bid what the hand should take (a smaller margin).
 BAG_WARNING = 3
 BAG_MARGIN = 0.15
-# Within this many points of the target, and not behind: a safe contract and no nil.
+# Within this many points of the target, and not behind: no nil.
 NEAR_TARGET = 80
-SAFE_EXTRA_MARGIN = 0.0
-# Opponents within this many points of the target (and ahead of us): bid the full
-# estimate and fight for every trick, so that a set may stop them.
-DANGER_ZONE = 100
-FIGHT_MARGIN = 0.55
 # Late in a game (the leader within LATE of the target) and this far behind: nil with a
 # weaker hand than usual, and blind nil when the table allows it.
 LATE = 150
@@ -778,7 +773,6 @@ class _Situation:
     target: int
     bags_close: bool
     near_target: bool
-    opponents_close: bool
     late: bool
 
     @property
@@ -800,7 +794,6 @@ def _situation(rules: Rules, view: View, state: _Seat) -> _Situation:
         target=target,
         bags_close=rules.bags and bags >= rules.bag_limit - BAG_WARNING,
         near_target=score >= target - NEAR_TARGET and score >= best_other,
-        opponents_close=best_other >= target - DANGER_ZONE and best_other > score,
         late=best_other >= target - LATE,
     )
 
@@ -808,12 +801,15 @@ def _situation(rules: Rules, view: View, state: _Seat) -> _Situation:
 def _advanced_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
     """The basic count, adjusted by the situation, one rule at a time:
 
-    - near the target and not behind: bid a safe contract (a bigger margin), no nil;
-    - opponents close to winning and ahead: bid the full estimate, to fight for a set;
+    - near the target and not behind: no nil (a failed nil would hand the game over);
     - own side near the bag limit: bid close to the estimate (bags now cost 100);
     - far behind late in the game: nil with a weaker hand than usual;
     - 10-for-200 tables: a second partner lifts the side to 10 when the side's
       estimate is within reach of it.
+
+    Opponents about to win are fought in the play (the look-ahead counts a hand that
+    ends the game as the game): bidding higher then, or a bigger margin near the
+    target, did no better in duplicate deals against the basic level.
     """
     state = _seat_state(rules, view, rng)
     hand = view.get("hand") or []
@@ -825,11 +821,7 @@ def _advanced_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Ac
     margin = BID_MARGIN_PARTNERS if state.teammates else BID_MARGIN_SOLO
     partner_bids = [state.bids[s] for s in state.teammates if state.bids[s] is not None]
     desperate = situation.late and situation.deficit >= DESPERATE_DEFICIT
-    if situation.near_target:
-        margin += SAFE_EXTRA_MARGIN
-    elif situation.opponents_close:
-        margin = min(margin, FIGHT_MARGIN)
-    elif situation.bags_close:
+    if situation.bags_close and not situation.near_target:
         margin = min(margin, BAG_MARGIN)
     max_danger, max_strength = NIL_MAX_DANGER, NIL_MAX_STRENGTH
     if desperate:
@@ -1316,16 +1308,20 @@ class _Sim:
 
     def utility(self, tricks: tuple[int, ...]) -> float:
         """What a hand that ends with these tricks is worth to the bot's side: its points
-        less the others' (on average), bag penalties included; or the game, when the
-        hand ends it."""
+        less the others' (on average), each bag taken at its share of the bag penalty
+        (a bag is worth 1 point now and costs ``bag_penalty / bag_limit`` later); or the
+        game, when the hand ends it."""
         cached = self._utilities.get(tricks)
         if cached is not None:
             return cached
         rules = self.rules
         after = score_sides(rules, self.bids, tricks, self.scores)
-        deltas = [
-            side["score"] - old["score"] for side, old in zip(after, self.scores, strict=True)
-        ]
+        bag_cost = rules.bag_penalty / rules.bag_limit if rules.bags and rules.bag_limit else 0.0
+        deltas = []
+        for side, old in zip(after, self.scores, strict=True):
+            penalties = side["bag_penalty"] / rules.bag_penalty if rules.bag_penalty else 0
+            bags = side["bags"] - old["bags"] + penalties * rules.bag_limit
+            deltas.append(side["score"] - old["score"] + side["bag_penalty"] - bag_cost * bags)
         others = [d for i, d in enumerate(deltas) if i != self.my_side]
         value = float(deltas[self.my_side] - (sum(others) / len(others) if others else 0))
         new = [side["score"] for side in after]
