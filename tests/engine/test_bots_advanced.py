@@ -8,6 +8,7 @@ every preset, deck and phase, and strength against the basic level.
 from __future__ import annotations
 
 import copy
+import math
 import random
 from typing import Any
 
@@ -293,3 +294,52 @@ def test_decision_time_stays_within_budget() -> None:
     times.sort()
     assert times[len(times) // 2] < 30_000_000
     assert times[-1] < 300_000_000
+
+
+# --- strength --------------------------------------------------------------------------
+
+
+def hand_worth(side: dict[str, Any], rules: Rules) -> float:
+    """A finished hand's worth to a side from a 0-0 start: its points with each bag
+    charged its share of the bag penalty (the 10th bag costs 100 for all ten)."""
+    bags = side["bags"] + side["bag_penalty"] // rules.bag_penalty * rules.bag_limit
+    return side["points"] + side["bag_penalty"] - bags * rules.bag_penalty / rules.bag_limit
+
+
+def sign_test_threshold(trials: int, level: float = 0.05) -> int:
+    """The fewest wins out of ``trials`` that a fair coin reaches with probability below
+    ``level``."""
+    return next(
+        k
+        for k in range(trials + 1)
+        if sum(math.comb(trials, j) for j in range(k, trials + 1)) / 2**trials < level
+    )
+
+
+def test_advanced_partnership_beats_basic_in_duplicate_deals() -> None:
+    """Each seeded deal is played twice, the advanced pair on one side and then the
+    other, so the cards cancel out: the advanced pair must come out ahead on a majority
+    of deals that a coin toss would not reach (a one-sided sign test at 5%, ties left
+    out), and ahead in plain points over all deals."""
+    rules = STANDARD
+    deals = 30
+    ahead = behind = 0
+    plain_points = 0
+    for seed in range(deals):
+        worth = 0.0
+        for advanced in (0, 1):
+            game = Game(rules, seed=seed)
+            rng = random.Random(seed)
+            while not game.hand_results:
+                seat = game.turn[0]
+                level = "advanced" if seat in rules.sides[advanced] else "basic"
+                action = choose_action(rules, game.view(seat), level, rng, samples=32)
+                game.act(seat, action)
+            sides = game.hand_results[0]["sides"]
+            mine, theirs = sides[advanced], sides[1 - advanced]
+            worth += hand_worth(mine, rules) - hand_worth(theirs, rules)
+            plain_points += mine["points"] - theirs["points"]
+        ahead += worth > 0
+        behind += worth < 0
+    assert ahead >= sign_test_threshold(ahead + behind), (ahead, behind)
+    assert plain_points > 0
