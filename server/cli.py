@@ -2,7 +2,7 @@
 
     spades serve [--host H] [--port P] [--reload]
     spades migrate
-    spades bots [--preset standard] [--seed N] [--target 500] [--level basic]
+    spades bots [--preset standard] [--seed N] [--target 500] [--level basic|advanced]
 
 Settings come from the environment exactly as for the server (see server/settings.py);
 flags override them for this run only.
@@ -227,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     bots_parser.add_argument("--preset", default="standard", help="rules preset (standard)")
     bots_parser.add_argument("--seed", type=int, help="seed for a reproducible game")
     bots_parser.add_argument("--target", type=int, help="score that wins (the preset's)")
-    bots_parser.add_argument("--level", default="basic", help="bot level (basic)")
+    bots_parser.add_argument(
+        "--level", default="basic", help="bot level: basic or advanced (basic)"
+    )
     bots_parser.set_defaults(run=bots)
     return parser
 
