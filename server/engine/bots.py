@@ -749,9 +749,12 @@ TEN_SLACK = 0.4
 TEN_SLACK_CHEAP_SET = 0.9
 # The look-ahead: at most ADVANCED_SAMPLES imagined deals per card decision, fewer when
 # (distinct cards x cards left) would exceed the budget of simulated card plays, but
-# never fewer than MIN_SAMPLES.
+# never fewer than MIN_SAMPLES. About 2 microseconds per simulated card here: 30,000
+# card plays are about 70 ms.
 ADVANCED_SAMPLES = 64
-ADVANCED_CARD_BUDGET = 100_000
+ADVANCED_CARD_BUDGET = 30_000
+# Tables that deal more cards than this scale ADVANCED_SAMPLES down in proportion.
+CARDS_AT_FULL_SAMPLES = 52
 MIN_SAMPLES = 6
 # Imagined deals give high cards to each hidden seat in proportion to the tricks its bid
 # still promises plus WEIGHT_BASE; a nil bidder still clean gets NIL_WEIGHT.
@@ -892,7 +895,12 @@ def _advanced_play(
         rng = random.Random(_view_seed(view))
     sizes = list(view.get("hand_sizes") or [len(state.hand)] * state.players)
     left = sum(sizes)
-    cap = ADVANCED_SAMPLES if samples is None else max(int(samples), 1)
+    if samples is None:
+        # Bigger tables (six players: 108 cards) imagine fewer deals of more cards.
+        dealt = rules.players * rules.hand_size
+        cap = max(int(ADVANCED_SAMPLES * min(1.0, CARDS_AT_FULL_SAMPLES / dealt)), 1)
+    else:
+        cap = max(int(samples), 1)
     count = min(cap, max(MIN_SAMPLES, ADVANCED_CARD_BUDGET // (len(candidates) * left)))
     sim = _Sim(state, view)
     totals = [0.0] * len(candidates)
