@@ -893,7 +893,7 @@ def _advanced_play(
         return legal[cards.index(candidates[0])]
     if rng is None:
         rng = random.Random(_view_seed(view))
-    sizes = list(view.get("hand_sizes") or [len(state.hand)] * state.players)
+    sizes = view.get("hand_sizes") or _hand_sizes(state)
     left = sum(sizes)
     if samples is None:
         # Bigger tables (six players: 108 cards) imagine fewer deals of more cards.
@@ -972,6 +972,16 @@ def _holding_weights(state: _Seat, view: View, hidden: list[int]) -> dict[int, f
                     own = max(bid - other, 0)
         weights[seat] = max(own - state.tricks_won[seat], 0) + WEIGHT_BASE
     return weights
+
+
+def _hand_sizes(state: _Seat) -> list[int]:
+    """Cards left per seat, from the cards each has played (a view without
+    ``hand_sizes``)."""
+    sizes = [state.rules.hand_size] * state.players
+    for seat, _ in state.played + state.trick:
+        sizes[seat] -= 1
+    sizes[state.seat] = len(state.hand)
+    return sizes
 
 
 def _view_seed(view: View) -> str:
@@ -1177,6 +1187,9 @@ class _Sim:
                 seat = winner
                 if not hands[seat]:
                     return tuple(tricks_won)
+            if not hands[seat]:
+                # Only a view that contradicts itself gets here: score what was played.
+                return tuple(tricks_won)
             card = self.choose(seat, hands[seat], trick, tricks_won, broken, tops)
             hands[seat].remove(card)
             card_suit = suit[card]

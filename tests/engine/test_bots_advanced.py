@@ -343,3 +343,21 @@ def test_advanced_partnership_beats_basic_in_duplicate_deals() -> None:
         behind += worth < 0
     assert ahead >= sign_test_threshold(ahead + behind), (ahead, behind)
     assert plain_points > 0
+
+
+def test_a_sparse_hand_built_view_still_gets_a_legal_card() -> None:
+    """A view with only the essentials (no hand sizes, no contracts, no scores): the
+    look-ahead works out what it needs and answers from the legal cards."""
+    view = {
+        "phase": "play",
+        "seat": 0,
+        "turn": [0],
+        "hand": ["KH", "TH", "2H", "5C", "9D"],
+        "bids": [4, 3, 4, 3],
+        "tricks_won": [2, 2, 2, 2],
+        "trick": [{"seat": 3, "card": "5H"}],
+        "legal": [{"type": "play", "card": c} for c in ("KH", "TH", "2H")],
+    }
+    assert choose_action(STANDARD, view, "advanced")["card"] in ("KH", "TH", "2H")
+    view["hand_sizes"] = [5, 20, 20, 20]  # more cards than are unseen: still no crash
+    assert choose_action(STANDARD, view, "advanced")["card"] in ("KH", "TH", "2H")
