@@ -15,6 +15,14 @@ The ``basic`` level plays by the rules of thumb a club player learns first:
   covers a nil partner, and once the contract is made avoids needless bags (plays low,
   never overtakes a partner's winning card) unless the opponents can still be set.
 
+The ``advanced`` level (see the section of that name below) bids from the same count
+but reads the scoreboard (bags near the limit, the target, a deficit late in the game,
+10-for-200), and picks each card by a look-ahead: it imagines deals of the cards it has
+not seen that fit what is public (hand sizes, shown voids, the bids), plays each out for
+every distinct legal card with a cheap version of the basic rules of thumb, and keeps the
+card that scores best for its side. Still only the view: the imagined deals come from
+the unseen cards, drawn by the rng (or one seeded from the view itself).
+
 >>> from server.engine import Rules
 >>> view = {"phase": "bid", "seat": 0, "turn": [0], "hand": ["AS", "KS", "QS", "JS",
 ...     "AH", "KH", "AD", "KD", "AC", "2C", "3C", "4C", "5C"], "bids": [None] * 4,
