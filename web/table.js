@@ -17,7 +17,7 @@ const tableId = decodeURIComponent(window.location.pathname.split("/").filter(Bo
 const SEAT_KEY = `spades.seat.${tableId}`;
 const NAME_KEY = "spades.name";
 const SPADES_FIRST_KEY = "spades.spadesFirst";
-const BOT_LEVEL = "basic";
+const BOT_LEVEL = "advanced"; // new bots; "basic" is the lighter level (docs/rules.md, Computer players)
 
 const $ = (id) => document.getElementById(id);
 
