@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     port: int = 8000
     # Seconds a disconnected player's seat waits before a bot plays for them; None = never.
     grace_seconds: float | None = None
+    # With Redis: a process's claim that it holds a seat's socket lasts this long unless
+    # renewed (every third of it); a crashed process's seats show away after about this.
+    presence_expiry_seconds: float = Field(default=15.0, gt=0)
     # Human-like pause before a bot acts; 0 in tests.
     bot_delay: float = 0.8
     # A table nobody watches and no bot or timer needs leaves memory after this many

@@ -17,6 +17,17 @@ watches, no bot or grace timer needs, untouched for `settings.room_idle_seconds`
 dropped `Room`; it is marked `evicted` first, and every holder of a room's lock checks
 that mark, so a change is always applied to the room the hub serves now (`_mutate`
 fetches it again). The lobby reads the database and loads no room.
+
+Presence: a seat is away (`connected: false`, and its grace timer runs) only when no
+process holds a socket for it. One process knows its own sockets; with Redis, several
+processes also share who holds which seat (`TableNotices.renew_seats`, entries that expire
+unless renewed). When a process's last socket for a seat closes, the seat goes away only
+if no other live process holds it; a grace timer hands the seat to a bot only after
+checking the same. Every third of `settings.presence_expiry_seconds` each process renews
+its entries and looks at the seats of its rooms: a seat shown present that no live process
+holds (its process died) is marked away, and a seat shown away while one of our sockets
+holds it (a race with another process) is marked present again. Every presence change is
+a seat write through `_mutate`, like any other change.
 """
 
 from __future__ import annotations
@@ -142,6 +153,18 @@ class Room:
                 found = seat.seat
         return found
 
+    def held_seats(self) -> set[int]:
+        """The seats a socket of this process holds."""
+        return {listener.seat for listener in self.listeners if listener.seat is not None}
+
+    def shown_away(self) -> list[int]:
+        """Seats a socket of this process holds that the table shows away or autoplayed."""
+        return [
+            seat
+            for seat in sorted(self.held_seats())
+            if not self.seats[seat].connected or self.seats[seat].autoplay
+        ]
+
     def bot_seat(self) -> tuple[int, str] | None:
         """The seat a bot must act for now, with the bot's level, if any."""
         if self.game is None or self.status != "playing":
@@ -256,6 +279,9 @@ class TableHub:
         self._roles: dict[int, str] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        # True when other processes may serve the same tables (Redis): presence is shared.
+        self._shared = False
+        self._presence_keeper: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -264,6 +290,7 @@ class TableHub:
         until someone comes back); a lone process first forgets stale presence."""
         if single_process:
             await self.store.forget_presence()
+        self._shared = not single_process
         await self.notices.start(self.on_remote_change)
         OPEN_TABLES.set(await self.store.count_tables(("waiting", "playing")))
         resumable = await self.store.table_ids(("playing",), limit=1_000_000, with_bots=True)
@@ -278,14 +305,17 @@ class TableHub:
             log.info("game resumed", table=room.id, version=room.version)
             self._schedule_bots(room)
         self._sweeper = asyncio.create_task(self._sweep_idle_rooms())
+        if self._shared:
+            self._presence_keeper = asyncio.create_task(self._keep_presence())
 
     async def shutdown(self) -> None:
         """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
         self.closing = True
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        for task in (self._sweeper, self._presence_keeper):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for room in list(self.rooms.values()):
             # Holding the lock, no change is half done: a bot is asleep or waiting.
             async with room.lock:
@@ -384,9 +414,11 @@ class TableHub:
             if room.status != "waiting":
                 raise TableError("started", "The game has started; the seat is kept.", 409)
             await self._write_seat(room, SeatRecord(seat))
-            for listener in room.listeners:
-                if listener.seat == seat:
-                    listener.seat = None
+            if any(listener.seat == seat for listener in room.listeners):
+                for listener in room.listeners:
+                    if listener.seat == seat:
+                        listener.seat = None
+                await self.notices.seat_closed(room.id, seat)
 
         await self._mutate(room, leave)
 
@@ -416,6 +448,8 @@ class TableHub:
             if listener in room.listeners and listener.seat != seat:
                 await self._drop_listener(room, listener)
             if seat is not None:
+                # Counted as present everywhere before anything else can look.
+                await self.notices.renew_seats([(room.id, seat)], self._presence_expiry())
                 # Others hear of the arrival first; this socket gets its answer below.
                 room.listeners.discard(listener)
                 await self._mark_present(room, seat)
@@ -510,6 +544,10 @@ class TableHub:
         async with room.lock:
             if not room.evicted and version > room.version:
                 await self._reload(room)
+        if room.shown_away():
+            # Another process marked away a seat one of our sockets holds (a race between
+            # its last socket closing and ours opening): the seat is present.
+            self._in_background(self._mutate(room, self._restore_presence), "presence")
 
     # -- the one way a change is made ----------------------------------------------
 
@@ -577,9 +615,7 @@ class TableHub:
                 await listener.close(1011, "table reloading, reconnect")
 
         # As a task, so that the refusal of the move reaches its player before the close.
-        task = asyncio.get_running_loop().create_task(send_away())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._in_background(send_away(), "store")
 
     async def _seat_for(self, room: Room, token: str) -> int | None:
         """The seat of a token; an unknown token may be one another process just gave
@@ -602,9 +638,13 @@ class TableHub:
                     listener.send({"type": "chat", **line})
         if room.version == seen:
             return
+        emptied = set()
         for listener in room.listeners:
             if listener.seat is not None and room.seats[listener.seat].token_hash is None:
+                emptied.add(listener.seat)
                 listener.seat = None
+        for seat in emptied:
+            await self.notices.seat_closed(room.id, seat)
         self._broadcast(room)
         self._schedule_bots(room)
 
@@ -743,8 +783,10 @@ class TableHub:
         room.listeners.discard(listener)
         CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
         seat = listener.seat
-        if seat is None or any(other.seat == seat for other in room.listeners):
+        if seat is None or seat in room.held_seats():
             return
+        if await self.notices.seat_closed(room.id, seat):
+            return  # another process still holds a socket for the seat: it stays present
         current = room.seats[seat]
         if current.connected and current.token_hash is not None:
             away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
@@ -757,21 +799,113 @@ class TableHub:
             room.grace_tasks[seat] = asyncio.create_task(self._grace(room, seat, grace))
 
     async def _grace(self, room: Room, seat: int, seconds: float) -> None:
-        """After the grace time, a bot plays for a player who has not come back."""
+        """After the grace time, a bot plays for a player who has not come back. While a
+        socket for the seat is open anywhere, the hand-over waits: the process holding it
+        marks the seat present (which ends this timer) or, once it closes, away again."""
         await asyncio.sleep(seconds)
 
-        async def hand_over(room: Room) -> None:
-            room.grace_tasks.pop(seat, None)
+        async def hand_over(room: Room) -> bool:
             current = room.seats[seat]
-            if current.connected or current.autoplay or current.token_hash is None:
-                return
+            if (
+                current.connected
+                or current.autoplay
+                or current.token_hash is None
+                or room.status != "playing"
+            ):
+                room.grace_tasks.pop(seat, None)
+                return True
+            if await self._held_anywhere(room, seat):
+                return False
+            room.grace_tasks.pop(seat, None)
             await self._write_seat(
                 room,
                 SeatRecord(seat, current.name, current.token_hash, current.bot, False, True),
             )
+            return True
 
         with contextlib.suppress(TableError):
-            await self._mutate(room, hand_over)
+            while not await self._mutate(room, hand_over):
+                await asyncio.sleep(self._presence_expiry() / 3)
+
+    def _presence_expiry(self) -> float:
+        return self.settings.presence_expiry_seconds
+
+    async def _held_anywhere(self, room: Room, seat: int) -> bool:
+        """Whether a socket for the seat is open here or, as far as Redis knows, in any
+        live process."""
+        if seat in room.held_seats():
+            return True
+        held = await self.notices.seats_held([(room.id, seat)])
+        return bool(held and held[0])
+
+    async def _restore_presence(self, room: Room) -> None:
+        for seat in room.shown_away():
+            await self._mark_present(room, seat)
+
+    async def _mark_gone(self, room: Room, seat: int) -> None:
+        """A seat shown present whose sockets are gone from every live process (its
+        process died): away, and its grace timer starts."""
+        current = room.seats[seat]
+        if not current.connected or current.token_hash is None:
+            return
+        if await self._held_anywhere(room, seat):
+            return
+        away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
+        await self._write_seat(room, away)
+        log.info("seat away, its process gone", table=room.id, version=room.version, seat=seat)
+        self._start_grace(room, seat)
+
+    async def _keep_presence(self) -> None:
+        """With several processes: renew our presence entries and repair the seats of our
+        rooms, every third of the expiry."""
+        while not self.closing:
+            await asyncio.sleep(self._presence_expiry() / 3)
+            try:
+                await self.check_presence()
+            except Exception:
+                ERRORS.labels(where="presence").inc()
+                log.exception("presence check failed")
+
+    async def check_presence(self) -> None:
+        """One round of `_keep_presence`: renew, then mark away the seats nobody holds and
+        present the seats we hold."""
+        rooms = list(self.rooms.values())
+        held = [(room.id, seat) for room in rooms for seat in room.held_seats()]
+        await self.notices.renew_seats(held, self._presence_expiry())
+        unsure = []  # seats shown present that no socket of ours holds
+        for room in rooms:
+            ours = room.held_seats()
+            unsure += [
+                (room, seat.seat)
+                for seat in room.seats
+                if seat.connected and seat.token_hash is not None and seat.seat not in ours
+            ]
+        counts = await self.notices.seats_held([(room.id, seat) for room, seat in unsure])
+        for (room, seat), count in zip(unsure, counts or (), strict=False):
+            if count == 0:
+                with contextlib.suppress(TableError):
+                    await self._mutate(room, lambda room, seat=seat: self._mark_gone(room, seat))
+        for room in rooms:
+            if room.shown_away():
+                with contextlib.suppress(TableError):
+                    await self._mutate(room, self._restore_presence)
+
+    def _in_background(self, work: Awaitable[Any], where: str) -> None:
+        """Run `work` as a task the hub keeps until it ends; a refusal is dropped, a
+        failure logged and counted under `where`."""
+
+        async def run() -> None:
+            try:
+                await work
+            except TableError:
+                pass
+            except Exception:
+                ERRORS.labels(where=where).inc()
+                log.exception("background work failed", where=where)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _schedule_bots(self, room: Room) -> None:
         if self.closing or room.evicted or room.bot_seat() is None:

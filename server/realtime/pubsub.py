@@ -12,6 +12,16 @@ time do it: a Redis key `spades:bots:<table>` holding the process's id, set with
 process that dies stops renewing, the key expires and another process takes over. If
 two processes ever drive at once (an expired claim, Redis down), the version check on
 writes still lets only one action land.
+
+Seat presence across processes: a player may have sockets on several processes at once
+(two tabs, a reconnect sent elsewhere while the old socket is still closing). Each seat
+has a sorted set `spades:presence:<table>:<seat>` with one member per process that holds
+a socket for it, scored with the time (Redis's clock, in ms) at which the entry expires.
+A process adds its entry when a socket for the seat opens, renews every entry it holds
+(`renew_seats`) well before the expiry, and removes it when its last socket for the seat
+closes. A process that dies stops renewing, so its entries stop counting at their expiry:
+presence never depends on clean-up at shutdown. `LocalNotices` keeps nothing: one process
+knows all of its sockets.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ log = structlog.get_logger(__name__)
 
 CHANNEL = "spades:table-changed"
 BOT_CLAIM_KEY = "spades:bots:{}"
+PRESENCE_KEY = "spades:presence:{}:{}"
 
 # Take the claim if it is free, renew it if it is ours: 1; held by another process: 0.
 _CLAIM = """
@@ -47,7 +58,47 @@ end
 return 0
 """
 
+# Redis's clock in ms, so that the processes' own clocks never have to agree.
+_NOW = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+"""
+# Add or renew this process's entry in every seat's set (ARGV: origin, ms to live); drop
+# the expired entries of dead processes; each key lives as long as its latest entry.
+_RENEW = (
+    _NOW
+    + """
+for _, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', key, last[2])
+end
+return #KEYS
+"""
+)
+# Remove this process's entry; answer how many live processes still hold the seat.
+_CLOSE = (
+    _NOW
+    + """
+redis.call('ZREM', KEYS[1], ARGV[1])
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+"""
+)
+# How many live processes hold each seat.
+_HELD = (
+    _NOW
+    + """
+local counts = {}
+for i, key in ipairs(KEYS) do
+  counts[i] = redis.call('ZCOUNT', key, '(' .. now, '+inf')
+end
+return counts
+"""
+)
+
 OnChange = Callable[[str, int], Awaitable[None]]
+Seat = tuple[str, int]
 
 
 class TableNotices(Protocol):
@@ -63,6 +114,20 @@ class TableNotices(Protocol):
 
     async def release_bots(self, table_id: str) -> None: ...
 
+    async def renew_seats(self, seats: list[Seat], seconds: float) -> None:
+        """This process holds a socket for each `(table id, seat)`: count it as present
+        there for the next `seconds` (a socket that opens, and the periodic renewal)."""
+        ...
+
+    async def seat_closed(self, table_id: str, seat: int) -> int | None:
+        """This process's last socket for the seat closed: how many live processes still
+        hold one, or None when nobody can tell (no Redis, Redis down)."""
+        ...
+
+    async def seats_held(self, seats: list[Seat]) -> list[int] | None:
+        """How many live processes hold a socket for each seat; None when nobody can tell."""
+        ...
+
 
 class LocalNotices:
     """One process: every socket is ours, there is nobody to notify."""
@@ -74,6 +139,15 @@ class LocalNotices:
         return True
 
     async def release_bots(self, table_id: str) -> None:
+        return None
+
+    async def renew_seats(self, seats: list[Seat], seconds: float) -> None:
+        return None
+
+    async def seat_closed(self, table_id: str, seat: int) -> int | None:
+        return None
+
+    async def seats_held(self, seats: list[Seat]) -> list[int] | None:
         return None
 
     async def start(self, on_change: OnChange) -> None:
@@ -91,6 +165,8 @@ class RedisNotices:
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
+        # Every presence key this process may have an entry in, removed from at close.
+        self._held: set[str] = set()
 
     async def publish(self, table_id: str, version: int) -> None:
         notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
@@ -113,6 +189,35 @@ class RedisNotices:
             await self.redis.eval(_RELEASE, 1, key, self.origin)
         except Exception:  # the claim expires by itself
             log.warning("redis bot release failed", table=table_id)
+
+    async def renew_seats(self, seats: list[Seat], seconds: float) -> None:
+        keys = [PRESENCE_KEY.format(table_id, seat) for table_id, seat in seats]
+        if not keys:
+            return
+        self._held.update(keys)
+        try:
+            await self.redis.eval(_RENEW, len(keys), *keys, self.origin, int(seconds * 1000))
+        except Exception:  # the next renewal tries again; until then others may see away
+            log.warning("redis presence renewal failed", seats=len(keys))
+
+    async def seat_closed(self, table_id: str, seat: int) -> int | None:
+        key = PRESENCE_KEY.format(table_id, seat)
+        self._held.discard(key)
+        try:
+            return int(await self.redis.eval(_CLOSE, 1, key, self.origin))
+        except Exception:
+            log.warning("redis presence update failed", table=table_id, seat=seat)
+            return None
+
+    async def seats_held(self, seats: list[Seat]) -> list[int] | None:
+        if not seats:
+            return []
+        keys = [PRESENCE_KEY.format(table_id, seat) for table_id, seat in seats]
+        try:
+            return [int(count) for count in await self.redis.eval(_HELD, len(keys), *keys)]
+        except Exception:
+            log.warning("redis presence read failed", seats=len(keys))
+            return None
 
     async def start(self, on_change: OnChange) -> None:
         self._pubsub = self.redis.pubsub()
@@ -139,3 +244,9 @@ class RedisNotices:
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
+        if self._held:  # a clean stop: other processes need not wait for the expiry
+            with contextlib.suppress(Exception):
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for key in self._held:
+                        pipe.zrem(key, self.origin)
+                    await pipe.execute()
