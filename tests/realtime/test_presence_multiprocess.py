@@ -5,13 +5,16 @@ timer hand it to a bot."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
+from redis.asyncio import Redis
 
+from server.realtime.pubsub import PRESENCE_KEY
 from server.store.db import create_engine, migrate
 from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
@@ -118,6 +121,137 @@ async def test_a_seat_held_through_another_process_stays_present(postgres_url, r
             await through_b.close()
             for spectator in spectators:
                 await spectator.until(shows_away(0), timeout=5)
+        finally:
+            for client in clients:
+                await client.close()
+
+
+def on_turn(seat: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: (
+        m["type"] == "state" and m["state"] is not None and m["state"]["turn"] == [seat]
+    )
+
+
+def autoplayed(seat: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: (shown := seat_shown(m, seat)) is not None and bool(shown.get("autoplay"))
+
+
+async def fill_with_bots(http: httpx.AsyncClient, table_id: str) -> None:
+    """Bots in seats 1-3: the game starts, the bots bid until seat 0 must act."""
+    for seat in (1, 2, 3):
+        response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
+        assert response.status_code in (200, 201), response.text
+
+
+async def test_no_bot_takes_a_seat_while_another_process_holds_it(postgres_url, redis_url):
+    env = {"SPADES_GRACE_SECONDS": str(GRACE)}
+    async with two_processes(postgres_url, redis_url, env) as (first, second):
+        clients: list[TableClient] = []
+        try:
+            async with httpx.AsyncClient(base_url=first.url) as http:
+                table_id = await create_table(http, {"preset": "standard"})
+                token = await take_seat(http, table_id, 0)
+                spectators = [
+                    TableClient(address(first), table_id),
+                    TableClient(address(second), table_id),
+                ]
+                through_a = TableClient(address(first), table_id, token)
+                through_b = TableClient(address(second), table_id, token)
+                clients += [*spectators, through_a, through_b]
+                for client in clients:
+                    await client.connect()
+                await fill_with_bots(http, table_id)
+            for spectator in spectators:
+                await spectator.until(on_turn(0))
+            on_turn_from = [len(spectator.messages) for spectator in spectators]
+
+            await closed_on(first, through_a, barrier=spectators[0])
+            # Five grace times pass with the seat on turn: no bot may act for it.
+            await asyncio.sleep(5 * GRACE)
+            await spectators[1].send({"type": "chat", "text": "your turn"})
+            for spectator, start in zip(spectators, on_turn_from, strict=True):
+                await spectator.until(lambda m: m["type"] == "chat" and m["text"] == "your turn")
+                seen = spectator.messages[start:]
+                assert not [m for m in seen if shows_away(0)(m) or autoplayed(0)(m)]
+                assert spectator.state is not None
+                assert spectator.state["state"]["bids"][0] is None
+                assert spectator.state["table"]["seats"][0] == {
+                    "seat": 0,
+                    "name": "Ann",
+                    "bot": None,
+                    "connected": True,
+                }
+
+            await through_b.close()
+            for spectator in spectators:
+                await spectator.until(autoplayed(0), timeout=5)
+                await spectator.until(
+                    lambda m: m["type"] == "state" and m["state"]["bids"][0] is not None, timeout=5
+                )
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(postgres_url, redis_url):
+    """The seat is away here, but Redis says another process holds a socket for it (one
+    whose write saying so has not arrived, or that died): the bot takes the seat only
+    once that process's entry expires."""
+    held_for = 1.5
+    async with two_processes(postgres_url, redis_url, {"SPADES_GRACE_SECONDS": str(GRACE)}) as (
+        first,
+        _second,
+    ):
+        redis = Redis.from_url(redis_url)
+        spectator: TableClient | None = None
+        try:
+            async with httpx.AsyncClient(base_url=first.url) as http:
+                table_id = await create_table(http, {"preset": "standard"})
+                await take_seat(http, table_id, 0)  # nobody ever connects for it
+                spectator = TableClient(address(first), table_id)
+                await spectator.connect()
+                before = time.monotonic()
+                seconds, micros = await redis.time()
+                now_ms = seconds * 1000 + micros // 1000
+                key = PRESENCE_KEY.format(table_id, 0)
+                await redis.zadd(key, {"another-process": now_ms + held_for * 1000})
+                await fill_with_bots(http, table_id)  # the game starts: seat 0's grace too
+            await spectator.until(autoplayed(0), timeout=10)
+            waited = time.monotonic() - before
+            assert held_for - 0.05 <= waited < held_for + 3, waited
+        finally:
+            if spectator is not None:
+                await spectator.close()
+            await redis.aclose()
+
+
+async def test_a_seat_held_by_a_killed_process_goes_away_once_its_entry_expires(
+    postgres_url, redis_url
+):
+    env = {"SPADES_GRACE_SECONDS": str(GRACE)}
+    async with two_processes(postgres_url, redis_url, env) as (crashed, survivor):
+        clients: list[TableClient] = []
+        try:
+            async with httpx.AsyncClient(base_url=survivor.url) as http:
+                table_id = await create_table(http, {"preset": "standard"})
+                token = await take_seat(http, table_id, 0)
+                spectator = TableClient(address(survivor), table_id)
+                player = TableClient(address(crashed), table_id, token)
+                clients += [spectator, player]
+                await spectator.connect()
+                await player.connect()
+                await fill_with_bots(http, table_id)
+            await spectator.until(on_turn(0))
+            assert spectator.state is not None
+            assert spectator.state["table"]["seats"][0]["connected"] is True
+
+            await asyncio.to_thread(crashed.kill)
+            killed = time.monotonic()
+            await spectator.until(shows_away(0), timeout=10)
+            gone_after = time.monotonic() - killed
+            # Up to one expiry for the entry, a third more for the next look.
+            assert gone_after < EXPIRY * 4 / 3 + 1, gone_after
+            await spectator.until(autoplayed(0), timeout=5)
         finally:
             for client in clients:
                 await client.close()
