@@ -5,6 +5,7 @@ timer hand it to a bot."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -13,8 +14,9 @@ from typing import Any
 import httpx
 import pytest
 from redis.asyncio import Redis
+from sqlalchemy import text
 
-from server.realtime.pubsub import PRESENCE_KEY
+from server.realtime.pubsub import CHANNEL, PRESENCE_KEY
 from server.store.db import create_engine, migrate
 from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
@@ -255,3 +257,49 @@ async def test_a_seat_held_by_a_killed_process_goes_away_once_its_entry_expires(
         finally:
             for client in clients:
                 await client.close()
+
+
+async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(postgres_url, redis_url):
+    """Two processes race: one marks the seat away (its last socket closed, and it saw no
+    other entry yet) while the seat's socket opens on the other. The process holding the
+    socket hears of the change and marks the seat present again."""
+    async with two_processes(postgres_url, redis_url) as (first, second):
+        clients: list[TableClient] = []
+        engine = create_engine(postgres_url)
+        redis = Redis.from_url(redis_url)
+        try:
+            async with httpx.AsyncClient(base_url=first.url) as http:
+                table_id = await create_table(http, {"preset": "standard"})
+                token = await take_seat(http, table_id, 0)
+            spectator = TableClient(address(second), table_id)
+            player = TableClient(address(first), table_id, token)
+            clients += [spectator, player]
+            await spectator.connect()
+            await player.connect()
+            await spectator.until(lambda m: (s := seat_shown(m, 0)) is not None and s["connected"])
+
+            # The racing process's write, as it would commit and announce it.
+            async with engine.begin() as connection:
+                version = await connection.scalar(
+                    text(
+                        "UPDATE tables SET version = version + 1 WHERE id = :id RETURNING version"
+                    ),
+                    {"id": table_id},
+                )
+                await connection.execute(
+                    text("UPDATE seats SET connected = false WHERE table_id = :id AND seat = 0"),
+                    {"id": table_id},
+                )
+            notice = {"id": table_id, "version": version, "origin": "racing-process"}
+            await redis.publish(CHANNEL, json.dumps(notice))
+
+            await spectator.until(shows_away(0))
+            back = await spectator.until(
+                lambda m: (s := seat_shown(m, 0)) is not None and s["connected"], timeout=5
+            )
+            assert back["version"] > version
+        finally:
+            for client in clients:
+                await client.close()
+            await redis.aclose()
+            await engine.dispose()
