@@ -13,7 +13,9 @@ function bidWords(bid) {
 }
 
 function presence(seatInfo) {
-  if (seatInfo.bot) return el("span", { class: "badge bot" }, `Bot${seatInfo.bot === "basic" ? "" : ` (${seatInfo.bot})`}`);
+  if (seatInfo.bot) {
+    return el("span", { class: "badge bot", title: `A computer player, level ${seatInfo.bot}` }, "Bot");
+  }
   const online = seatInfo.connected;
   return el("span", { class: `presence ${online ? "online" : "offline"}` },
     el("span", { class: "dot", "aria-hidden": "true" }),

@@ -17,7 +17,10 @@ const tableId = decodeURIComponent(window.location.pathname.split("/").filter(Bo
 const SEAT_KEY = `spades.seat.${tableId}`;
 const NAME_KEY = "spades.name";
 const SPADES_FIRST_KEY = "spades.spadesFirst";
-const BOT_LEVEL = "advanced"; // new bots; "basic" is the lighter level (docs/rules.md, Computer players)
+// The level of bots added from this page, the player's choice remembered: "advanced"
+// (the default) or "basic" (easier); see docs/rules.md, Computer players.
+const BOT_LEVEL_KEY = "spades.botLevel";
+const BOT_LEVELS = ["advanced", "basic"];
 
 const $ = (id) => document.getElementById(id);
 
@@ -147,9 +150,14 @@ async function sit(seat) {
   }
 }
 
+function botLevel() {
+  const level = remembered.get(BOT_LEVEL_KEY, BOT_LEVELS[0]);
+  return BOT_LEVELS.includes(level) ? level : BOT_LEVELS[0];
+}
+
 async function addBot(seat) {
   try {
-    await api(`/api/tables/${tableId}/seats/${seat}/bot`, { method: "POST", body: { level: BOT_LEVEL } });
+    await api(`/api/tables/${tableId}/seats/${seat}/bot`, { method: "POST", body: { level: botLevel() } });
   } catch (failure) {
     toast(failure.message);
   }
@@ -311,6 +319,8 @@ function render() {
   document.body.dataset.role = page.seat === null ? "spectator" : "player";
   renderHeader();
   renderSeats($("seats"), page, { sit, addBot });
+  // The level choice shows while a seat is free for a bot.
+  $("bot-level-choice").hidden = !page.table.seats.some((seat) => seat.name === null);
   trick.update(page);
   $("turn-label").textContent = turnWords();
   renderActionPanel();
@@ -350,6 +360,9 @@ function setUpControls() {
     remembered.set(SPADES_FIRST_KEY, spadesFirst.checked);
     drawHand();
   });
+  const level = $("bot-level");
+  level.value = botLevel();
+  level.addEventListener("change", () => remembered.set(BOT_LEVEL_KEY, level.value));
   $("last-trick-button").addEventListener("click", () => {
     const panel = $("last-trick");
     panel.hidden = !panel.hidden;

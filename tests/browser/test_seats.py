@@ -1,10 +1,12 @@
 """Seats before the game: leave a seat (the token is forgotten), the name is remembered
-for the next table, and the spades-first choice survives a reload."""
+for the next table, the spades-first choice survives a reload, and the level of new bots
+is chosen and remembered."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import screenshot
 from tests.browser.playing import sit
 
 pytestmark = pytest.mark.browser
@@ -50,3 +52,29 @@ def test_spades_first_choice_is_remembered_across_a_reload(open_page) -> None:
     page.get_by_label("Spades first").uncheck()
     if has_spade and set(order()) != {"spades"}:
         assert order()[-1] == "spades"
+
+
+def test_bot_level_is_chosen_shown_and_remembered(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Levels"}).json()
+    page = open_page(table["url"])
+    choice = page.get_by_label("Level of bots added here")
+    assert choice.input_value() == "advanced"  # unless the player chooses otherwise
+    page.locator('.seat[data-seat="1"] button.add-bot').click()
+    page.locator('.seat[data-seat="1"] .badge.bot').wait_for()
+
+    choice.select_option(label="Basic (easier)")
+    page.locator('.seat[data-seat="2"] button.add-bot').click()
+    page.locator('.seat[data-seat="2"] .badge.bot').wait_for()
+    screenshot(page, "waiting-bot-levels")
+    seats = page.request.get(f"/api/tables/{table['id']}").json()["seats"]
+    assert [seat["bot"] for seat in seats] == [None, "advanced", "basic", None]
+    assert "advanced" in page.locator('.seat[data-seat="1"]').inner_text()
+    assert "basic" in page.locator('.seat[data-seat="2"]').inner_text()
+
+    page.reload()
+    assert page.get_by_label("Level of bots added here").input_value() == "basic"
+    # Once every seat is taken there is no bot to add, and no choice to show.
+    page.locator('.seat[data-seat="3"] button.add-bot').click()
+    sit(page, 0, "Lev")
+    page.locator("#bot-level-choice").wait_for(state="hidden")
