@@ -16,6 +16,7 @@ import pytest
 
 from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action, hand_strength, nil_danger
+from tests.engine.bot_games import LEGALITY_CASES, basic_bots, game_phases, play_game
 
 STANDARD = Rules.preset("standard")
 
@@ -413,52 +414,9 @@ def test_choice_depends_only_on_the_view_and_rng() -> None:
 # --- whole games ----------------------------------------------------------------------
 
 
-def play_game(
-    rules: Rules,
-    seed: int,
-    bot_seats: set[int],
-    rng: random.Random,
-    force_blind_nil: bool = False,
-    max_hands: int = 60,
-) -> tuple[Game, set[str]]:
-    """Play one game: bots act from their own view only, other seats pick a random
-    legal action. With ``force_blind_nil``, the first blind nil question of every
-    other hand is answered "yes" for the bot, so that the card pass gets played.
-    Stops after ``max_hands``; returns the game and the phases the bots acted in."""
-    game = Game(rules, seed=seed)
-    phases: set[str] = set()
-    forced_in_hand = 0
-    while game.winner is None and len(game.hand_results) < max_hands:
-        seat = game.turn[0]
-        legal = game.legal(seat)
-        force = force_blind_nil and game.phase == "blind" and game.hand_number % 2 == 1
-        if seat not in bot_seats:
-            action = rng.choice(legal)
-        elif force and forced_in_hand != game.hand_number:
-            forced_in_hand = game.hand_number
-            action = {"type": "blind_nil", "declare": True}
-        else:
-            phases.add(game.phase)
-            action = choose_action(rules, game.view(seat), rng=rng)
-            assert action in legal, (game.phase, action)
-        game.act(seat, action)
-    return game, phases
-
-
-ANY_TIME = {"blind_nil_behind_by": None}
-LEGALITY_CASES = [
-    *(
-        pytest.param(preset, {"deck": deck}, id=f"{preset}-{deck}")
-        for preset in Rules.preset_names()
-        for deck in ("standard", "jokers", "jokers_deuces")
-    ),
-    pytest.param("standard", {"blind_nil": True, **ANY_TIME}, id="standard-blind-nil-pass-2"),
-    pytest.param("competitive", ANY_TIME, id="competitive-blind-nil-pass-1"),
-    pytest.param("standard", {"partnerships": False}, id="standard-solo"),
-    pytest.param("six_player", {"partnerships": True}, id="six_player-partners"),
-    pytest.param("standard", {"first_lead": "two_clubs", "nil": False}, id="two_clubs-no-nil"),
-    pytest.param("cutthroat", {"min_team_bid": 2, "deck": "jokers"}, id="cutthroat-min-bid"),
-]
+def basic_game(rules: Rules, seed: int, bot_seats: set[int]) -> tuple[Game, set[str]]:
+    """A game of basic bots in ``bot_seats`` and random players elsewhere."""
+    return play_game(rules, seed, basic_bots(bot_seats), random.Random(seed))
 
 
 @pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
@@ -468,20 +426,18 @@ def test_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any
     game, phases = play_game(
         rules,
         seed=11,
-        bot_seats=set(range(rules.players)),
+        levels=basic_bots(set(range(rules.players))),
         rng=random.Random(11),
         force_blind_nil=asked_every_hand,
         max_hands=12,
     )
     assert game.hand_results
-    expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
-    expected |= {"blind", "pass"} if asked_every_hand else set()
-    assert expected <= phases
+    assert game_phases(rules, asked_every_hand) <= phases
 
 
 def test_four_bots_play_a_standard_game_to_a_winner() -> None:
     rules = Rules.preset("standard")
-    game, _ = play_game(rules, seed=3, bot_seats={0, 1, 2, 3}, rng=random.Random(3))
+    game, _ = basic_game(rules, 3, {0, 1, 2, 3})
     assert game.scores[game.winner]["score"] >= rules.target_score
     assert len(game.hand_results) < 40
 
@@ -489,14 +445,10 @@ def test_four_bots_play_a_standard_game_to_a_winner() -> None:
 def test_bots_beat_random_players_clearly() -> None:
     # A coin toss would win 6 of 12 partnership games and 1 in 3 cutthroat games.
     standard = Rules.preset("standard")
-    won = sum(
-        play_game(standard, seed, {0, 2}, random.Random(seed))[0].winner == 0 for seed in range(12)
-    )
+    won = sum(basic_game(standard, seed, {0, 2})[0].winner == 0 for seed in range(12))
     assert won >= 11
     cutthroat = Rules.preset("cutthroat", target_score=300)
-    won = sum(
-        play_game(cutthroat, seed, {0}, random.Random(seed))[0].winner == 0 for seed in range(10)
-    )
+    won = sum(basic_game(cutthroat, seed, {0})[0].winner == 0 for seed in range(10))
     assert won >= 8
 
 
@@ -505,7 +457,7 @@ def test_bot_nils_mostly_succeed_in_bot_games() -> None:
     results = [
         nil["made"]
         for seed in range(6)
-        for hand in play_game(rules, seed, {0, 1, 2, 3}, random.Random(seed))[0].hand_results
+        for hand in basic_game(rules, seed, {0, 1, 2, 3})[0].hand_results
         for side in hand["sides"]
         for nil in side["nil"]
     ]

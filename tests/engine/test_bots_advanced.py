@@ -16,6 +16,7 @@ import pytest
 
 from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action
+from tests.engine.bot_games import LEGALITY_CASES, game_phases, play_game
 
 STANDARD = Rules.preset("standard")
 COMPETITIVE = Rules.preset("competitive")
@@ -184,74 +185,22 @@ def test_a_hidden_card_never_reaches_the_bot() -> None:
 # --- always legal ----------------------------------------------------------------------
 
 
-def play_game(
-    rules: Rules,
-    seed: int,
-    levels: dict[int, str],
-    force_blind_nil: bool = False,
-    max_hands: int = 2,
-    samples: int = 4,
-) -> tuple[Game, set[str]]:
-    """Play ``max_hands`` hands: seats in ``levels`` are bots of that level (seeing only
-    their view), the others pick a random legal action. With ``force_blind_nil``, the
-    first blind nil question of every other hand is answered "yes" for a bot, so that the
-    card pass gets played. Returns the game and the phases the advanced bots acted in."""
-    game = Game(rules, seed=seed)
-    rng = random.Random(seed)
-    phases: set[str] = set()
-    forced_in_hand = 0
-    while game.winner is None and len(game.hand_results) < max_hands:
-        seat = game.turn[0]
-        legal = game.legal(seat)
-        force = force_blind_nil and game.phase == "blind" and game.hand_number % 2 == 1
-        if seat not in levels:
-            action = rng.choice(legal)
-        elif force and forced_in_hand != game.hand_number:
-            forced_in_hand = game.hand_number
-            action = {"type": "blind_nil", "declare": True}
-        else:
-            if levels[seat] == "advanced":
-                phases.add(game.phase)
-            action = choose_action(rules, game.view(seat), levels[seat], rng, samples=samples)
-            assert action in legal, (game.phase, action)
-        game.act(seat, action)
-    return game, phases
-
-
-ANY_TIME = {"blind_nil_behind_by": None}
-LEGALITY_CASES = [
-    *(
-        pytest.param(preset, {"deck": deck}, id=f"{preset}-{deck}")
-        for preset in Rules.preset_names()
-        for deck in ("standard", "jokers", "jokers_deuces")
-    ),
-    pytest.param("standard", {"blind_nil": True, **ANY_TIME}, id="standard-blind-nil-pass-2"),
-    pytest.param("competitive", ANY_TIME, id="competitive-blind-nil-pass-1"),
-    pytest.param("competitive", {"deck": "jokers", **ANY_TIME}, id="competitive-jokers-blind"),
-    pytest.param("standard", {"partnerships": False}, id="standard-solo"),
-    pytest.param("six_player", {"partnerships": True}, id="six_player-partners"),
-    pytest.param("six_player", {"duplicate_later_wins": False}, id="six_player-earlier-wins"),
-    pytest.param("standard", {"first_lead": "two_clubs", "nil": False}, id="two_clubs-no-nil"),
-    pytest.param("standard", {"nil_tricks": "contract", "bags": False}, id="nil-tricks-contract"),
-    pytest.param("cutthroat", {"min_team_bid": 2, "deck": "jokers"}, id="cutthroat-min-bid"),
-    pytest.param("two_player", {"spades_broken_to_lead": False}, id="two_player-spades-any"),
-]
-
-
 @pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
 def test_advanced_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any]) -> None:
     rules = Rules.preset(preset, target_score=300, **overrides)
     asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
     everyone = dict.fromkeys(range(rules.players), "advanced")
-    game, phases = play_game(rules, 11, everyone, force_blind_nil=asked_every_hand)
+    game, phases = play_game(
+        rules, 11, everyone, force_blind_nil=asked_every_hand, max_hands=2, samples=4
+    )
     assert game.hand_results
-    expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
-    expected |= {"blind", "pass"} if asked_every_hand else set()
-    assert expected <= phases
+    assert game_phases(rules, asked_every_hand) <= phases
     # Against random players and basic bots: odd bids and odd cards to read.
     mixed = {seat: ("advanced", "basic")[seat % 2] for seat in range(0, rules.players, 2)}
     mixed[rules.players - 1] = "advanced"
-    game, phases = play_game(rules, 12, mixed, force_blind_nil=asked_every_hand)
+    game, phases = play_game(
+        rules, 12, mixed, force_blind_nil=asked_every_hand, max_hands=2, samples=4, watch="advanced"
+    )
     assert game.hand_results and "play" in phases
 
 
@@ -260,7 +209,7 @@ def test_late_game_scoreboards_are_legal_too() -> None:
     low target with a lot of bags go through every situation rule."""
     rules = Rules.preset("competitive", target_score=150, bag_limit=4, blind_nil_behind_by=30)
     for seed in range(3):
-        game, _ = play_game(rules, seed, {0: "advanced", 2: "advanced"}, max_hands=30)
+        game, _ = play_game(rules, seed, {0: "advanced", 2: "advanced"}, max_hands=30, samples=4)
         assert game.winner is not None
 
 

@@ -1,0 +1,82 @@
+"""Whole games with bots for the bot tests: the game driver and the legality cases."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from server.engine import Game, Rules
+from server.engine.bots import choose_action
+
+ANY_TIME = {"blind_nil_behind_by": None}
+
+# Every preset and deck, plus the rule toggles that change what a bot may do.
+LEGALITY_CASES = [
+    *(
+        pytest.param(preset, {"deck": deck}, id=f"{preset}-{deck}")
+        for preset in Rules.preset_names()
+        for deck in ("standard", "jokers", "jokers_deuces")
+    ),
+    pytest.param("standard", {"blind_nil": True, **ANY_TIME}, id="standard-blind-nil-pass-2"),
+    pytest.param("competitive", ANY_TIME, id="competitive-blind-nil-pass-1"),
+    pytest.param("competitive", {"deck": "jokers", **ANY_TIME}, id="competitive-jokers-blind"),
+    pytest.param("standard", {"partnerships": False}, id="standard-solo"),
+    pytest.param("six_player", {"partnerships": True}, id="six_player-partners"),
+    pytest.param("six_player", {"duplicate_later_wins": False}, id="six_player-earlier-wins"),
+    pytest.param("standard", {"first_lead": "two_clubs", "nil": False}, id="two_clubs-no-nil"),
+    pytest.param("standard", {"nil_tricks": "contract", "bags": False}, id="nil-tricks-contract"),
+    pytest.param("cutthroat", {"min_team_bid": 2, "deck": "jokers"}, id="cutthroat-min-bid"),
+    pytest.param("two_player", {"spades_broken_to_lead": False}, id="two_player-spades-any"),
+]
+
+
+def play_game(
+    rules: Rules,
+    seed: int,
+    levels: dict[int, str],
+    rng: random.Random | None = None,
+    *,
+    force_blind_nil: bool = False,
+    max_hands: int = 60,
+    samples: int | None = None,
+    watch: str | None = None,
+) -> tuple[Game, set[str]]:
+    """Play up to ``max_hands`` hands: seats in ``levels`` are bots of that level, acting
+    from their own view only, and every bot choice is checked against ``game.legal``; the
+    other seats pick a random legal action. With ``force_blind_nil`` the first blind nil
+    question of every other hand is answered "yes" for a bot, so that the card pass gets
+    played. Returns the game and the phases in which bots (of level ``watch``, if given)
+    acted."""
+    game = Game(rules, seed=seed)
+    rng = rng or random.Random(seed)
+    phases: set[str] = set()
+    forced_in_hand = 0
+    while game.winner is None and len(game.hand_results) < max_hands:
+        seat = game.turn[0]
+        legal = game.legal(seat)
+        force = force_blind_nil and game.phase == "blind" and game.hand_number % 2 == 1
+        if seat not in levels:
+            action = rng.choice(legal)
+        elif force and forced_in_hand != game.hand_number:
+            forced_in_hand = game.hand_number
+            action = {"type": "blind_nil", "declare": True}
+        else:
+            if watch is None or levels[seat] == watch:
+                phases.add(game.phase)
+            action = choose_action(rules, game.view(seat), levels[seat], rng, samples=samples)
+            assert action in legal, (game.phase, action)
+        game.act(seat, action)
+    return game, phases
+
+
+def basic_bots(seats: set[int]) -> dict[int, str]:
+    """``levels`` for basic bots in ``seats``."""
+    return dict.fromkeys(seats, "basic")
+
+
+def game_phases(rules: Rules, asked_every_hand: bool) -> set[str]:
+    """The phases every game of these rules goes through (blind nil and the pass only
+    when a bot is asked every hand)."""
+    expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
+    return expected | ({"blind", "pass"} if asked_every_hand else set())
