@@ -20,8 +20,9 @@ a socket for it, scored with the time (Redis's clock, in ms) at which the entry 
 A process adds its entry when a socket for the seat opens, renews every entry it holds
 (`renew_seats`) well before the expiry, and removes it when its last socket for the seat
 closes. A process that dies stops renewing, so its entries stop counting at their expiry:
-presence never depends on clean-up at shutdown. `LocalNotices` keeps nothing: one process
-knows all of its sockets.
+presence never depends on clean-up. A graceful stop leaves its entries to expire too: its
+players, sent to reconnect (1012), reach another process meanwhile without showing away.
+`LocalNotices` keeps nothing: one process knows all of its sockets.
 """
 
 from __future__ import annotations
@@ -165,8 +166,6 @@ class RedisNotices:
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
-        # Every presence key this process may have an entry in, removed from at close.
-        self._held: set[str] = set()
 
     async def publish(self, table_id: str, version: int) -> None:
         notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
@@ -194,7 +193,6 @@ class RedisNotices:
         keys = [PRESENCE_KEY.format(table_id, seat) for table_id, seat in seats]
         if not keys:
             return
-        self._held.update(keys)
         try:
             await self.redis.eval(_RENEW, len(keys), *keys, self.origin, int(seconds * 1000))
         except Exception:  # the next renewal tries again; until then others may see away
@@ -202,7 +200,6 @@ class RedisNotices:
 
     async def seat_closed(self, table_id: str, seat: int) -> int | None:
         key = PRESENCE_KEY.format(table_id, seat)
-        self._held.discard(key)
         try:
             return int(await self.redis.eval(_CLOSE, 1, key, self.origin))
         except Exception:
@@ -244,9 +241,3 @@ class RedisNotices:
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()
-        if self._held:  # a clean stop: other processes need not wait for the expiry
-            with contextlib.suppress(Exception):
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for key in self._held:
-                        pipe.zrem(key, self.origin)
-                    await pipe.execute()
