@@ -186,6 +186,8 @@ def configure_logging(settings: Settings) -> None:
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers = []
         uvicorn_logger.propagate = True
+        # Follow our level, not one an earlier uvicorn log config left on the logger.
+        uvicorn_logger.setLevel(logging.NOTSET)
     structlog.configure(
         processors=[
             *shared,
