@@ -22,8 +22,8 @@ import structlog
 from fastapi import HTTPException, Request
 from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, Storage
-from limits.storage import storage_from_string
 from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
 
 from server.observability import ERRORS
 
