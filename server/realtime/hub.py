@@ -76,6 +76,8 @@ T = TypeVar("T")
 # engine sees it, so the action log stores only what the rules define.
 ACTION_KEYS = ("type", "bid", "card", "declare", "cards", "keep")
 WRITE_ATTEMPTS = 3
+# The bot that plays for a player who is away past the grace time.
+AUTOPLAY_LEVEL = "advanced"
 # How long a process's claim to drive a table's bots lasts unless renewed (plus bot_delay).
 BOT_CLAIM_SECONDS = 5.0
 TABLE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
@@ -174,7 +176,7 @@ class Room:
             if record.bot is not None:
                 return seat, record.bot
             if record.autoplay:
-                return seat, "basic"
+                return seat, AUTOPLAY_LEVEL
         return None
 
     def idle_for(self, now: float) -> float | None:
@@ -291,6 +293,8 @@ class TableHub:
         if single_process:
             await self.store.forget_presence()
         self._shared = not single_process
+        # Read when scraped: the gauge is this hub's own count, never one that drifts.
+        ROOMS_LOADED.set_function(lambda: len(self.rooms))
         await self.notices.start(self.on_remote_change)
         OPEN_TABLES.set(await self.store.count_tables(("waiting", "playing")))
         resumable = await self.store.table_ids(("playing",), limit=1_000_000, with_bots=True)
@@ -346,7 +350,6 @@ class TableHub:
                     raise no_such_table()
                 room = Room(record, self.settings.chat_history)
                 self.rooms[table_id] = room
-                ROOMS_LOADED.inc()
                 # A bot turn waiting here may have lost its driver (a process that died).
                 self._schedule_bots(room)
         return room
@@ -572,7 +575,6 @@ class TableHub:
         room.evicted = True
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
-            ROOMS_LOADED.dec()
 
     def evict_idle(self) -> int:
         """Drop every room idle for `settings.room_idle_seconds`; returns how many.
@@ -953,8 +955,12 @@ class TableHub:
         from server.engine.bots import choose_action
 
         assert room.game is not None
+        view = room.game.view(seat)
         try:
-            action = choose_action(room.rules, room.game.view(seat), level=level, rng=room.rng)
+            # In a worker thread: an advanced decision takes tens of milliseconds, which
+            # other tables' moves should not wait for. The room stays locked meanwhile,
+            # and the bot reads only its view (a fresh dict) and the room's own rng.
+            action = await asyncio.to_thread(choose_action, room.rules, view, level, room.rng)
         except Exception:
             ERRORS.labels(where="bot").inc()
             log.exception("bot failed", table=room.id, version=room.version)
