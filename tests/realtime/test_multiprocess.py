@@ -130,6 +130,16 @@ async def test_only_one_process_drives_the_bots_of_a_table(postgres_url, redis_u
         assert "version conflict" not in server.output()
 
 
+async def bots_only_table(server: LiveServer) -> str:
+    """A short game (to 100) of four bots, created through ``server``; its id."""
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        table_id = await create_table(http, {"preset": "standard", "target_score": 100})
+        for seat in range(4):
+            response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
+            assert response.status_code in (200, 201), response.text
+    return table_id
+
+
 async def test_when_the_process_driving_bots_stops_another_process_takes_over(
     postgres_url, redis_url
 ):
@@ -141,11 +151,7 @@ async def test_when_the_process_driving_bots_stops_another_process_takes_over(
     await asyncio.gather(asyncio.to_thread(driver.start), asyncio.to_thread(other.start))
     spectator: TableClient | None = None
     try:
-        async with httpx.AsyncClient(base_url=driver.url) as http:
-            table_id = await create_table(http, {"preset": "standard", "target_score": 100})
-            for seat in range(4):
-                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
-                assert response.status_code in (200, 201), response.text
+        table_id = await bots_only_table(driver)
         # The other process loads the table only now: the driver already holds the claim.
         spectator = TableClient(address(other), table_id)
         first = await spectator.connect()
@@ -181,11 +187,7 @@ async def test_a_bot_game_whose_process_died_goes_on_when_another_process_opens_
     await asyncio.gather(asyncio.to_thread(crashed.start), asyncio.to_thread(other.start))
     spectator: TableClient | None = None
     try:
-        async with httpx.AsyncClient(base_url=crashed.url) as http:
-            table_id = await create_table(http, {"preset": "standard", "target_score": 100})
-            for seat in range(4):
-                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
-                assert response.status_code in (200, 201), response.text
+        table_id = await bots_only_table(crashed)
         redis = Redis.from_url(redis_url)
         while not await redis.exists(BOT_CLAIM_KEY.format(table_id)):
             await asyncio.sleep(0.01)  # polling: the bots are moving under its claim

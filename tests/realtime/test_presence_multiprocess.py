@@ -85,6 +85,17 @@ async def take_seat(http: httpx.AsyncClient, table_id: str, seat: int) -> str:
     return response.json()["token"]
 
 
+def watch_and_hold(
+    first: LiveServer, second: LiveServer, table_id: str, token: str
+) -> tuple[list[TableClient], TableClient, TableClient]:
+    """Clients (not yet connected): a spectator on each process, and the seat's player
+    through process A and through process B."""
+    spectators = [TableClient(address(first), table_id), TableClient(address(second), table_id)]
+    through_a = TableClient(address(first), table_id, token)
+    through_b = TableClient(address(second), table_id, token)
+    return spectators, through_a, through_b
+
+
 async def test_a_seat_held_through_another_process_stays_present(postgres_url, redis_url):
     async with two_processes(postgres_url, redis_url) as (first, second):
         clients: list[TableClient] = []
@@ -92,12 +103,7 @@ async def test_a_seat_held_through_another_process_stays_present(postgres_url, r
             async with httpx.AsyncClient(base_url=first.url) as http:
                 table_id = await create_table(http, {"preset": "standard"})
                 token = await take_seat(http, table_id, 0)
-            spectators = [
-                TableClient(address(first), table_id),
-                TableClient(address(second), table_id),
-            ]
-            through_a = TableClient(address(first), table_id, token)
-            through_b = TableClient(address(second), table_id, token)
+            spectators, through_a, through_b = watch_and_hold(first, second, table_id, token)
             clients += [*spectators, through_a, through_b]
             for spectator in spectators:
                 await spectator.connect()
@@ -153,12 +159,7 @@ async def test_no_bot_takes_a_seat_while_another_process_holds_it(postgres_url, 
             async with httpx.AsyncClient(base_url=first.url) as http:
                 table_id = await create_table(http, {"preset": "standard"})
                 token = await take_seat(http, table_id, 0)
-                spectators = [
-                    TableClient(address(first), table_id),
-                    TableClient(address(second), table_id),
-                ]
-                through_a = TableClient(address(first), table_id, token)
-                through_b = TableClient(address(second), table_id, token)
+                spectators, through_a, through_b = watch_and_hold(first, second, table_id, token)
                 clients += [*spectators, through_a, through_b]
                 for client in clients:
                     await client.connect()
