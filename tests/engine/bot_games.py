@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -80,3 +81,21 @@ def game_phases(rules: Rules, asked_every_hand: bool) -> set[str]:
     when a bot is asked every hand)."""
     expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
     return expected | ({"blind", "pass"} if asked_every_hand else set())
+
+
+def blind_view(mine: int, theirs: int, bids: list[Any] | None = None) -> dict[str, Any]:
+    """Seat 0's view at its blind nil question, the sides' scores ``mine`` and ``theirs``."""
+    return {
+        "phase": "blind",
+        "seat": 0,
+        "turn": [0],
+        "hand": None,
+        "bids": bids or [None] * 4,
+        "sides": [[0, 2], [1, 3]],
+        "scores": [{"score": mine, "bags": 0}, {"score": theirs, "bags": 0}],
+        "target_score": 500,
+        "legal": [
+            {"type": "blind_nil", "declare": True},
+            {"type": "blind_nil", "declare": False},
+        ],
+    }

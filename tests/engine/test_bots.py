@@ -16,7 +16,7 @@ import pytest
 
 from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action, hand_strength, nil_danger
-from tests.engine.bot_games import LEGALITY_CASES, basic_bots, game_phases, play_game
+from tests.engine.bot_games import LEGALITY_CASES, basic_bots, blind_view, game_phases, play_game
 
 STANDARD = Rules.preset("standard")
 
@@ -331,22 +331,6 @@ def test_draw_keeps_spades_and_high_cards_and_discards_low_side_cards() -> None:
 
     assert keeps("3S") and keeps("AH") and keeps("KD")
     assert not keeps("4H") and not keeps("9C")
-
-
-def blind_view(my_score: int, their_score: int, bids: list[Any] | None = None) -> dict[str, Any]:
-    return {
-        "phase": "blind",
-        "seat": 0,
-        "turn": [0],
-        "hand": None,
-        "bids": bids or [None] * 4,
-        "sides": [[0, 2], [1, 3]],
-        "scores": [{"score": my_score, "bags": 0}, {"score": their_score, "bags": 0}],
-        "legal": [
-            {"type": "blind_nil", "declare": True},
-            {"type": "blind_nil", "declare": False},
-        ],
-    }
 
 
 def test_blind_nil_only_when_far_behind() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action
-from tests.engine.bot_games import LEGALITY_CASES, game_phases, play_game
+from tests.engine.bot_games import LEGALITY_CASES, blind_view, game_phases, play_game
 
 STANDARD = Rules.preset("standard")
 COMPETITIVE = Rules.preset("competitive")
@@ -90,23 +90,6 @@ def test_far_behind_late_bids_nil_with_a_weaker_hand() -> None:
     assert bid(STANDARD, bid_view(MODEST_HAND, [(100, 0), (420, 0)])) == 0
     # Far behind but early (the leader far from the target): the usual count.
     assert bid(STANDARD, bid_view(MODEST_HAND, [(-100, 0), (100, 0)])) == 1
-
-
-def blind_view(mine: int, theirs: int, bids: list[Any] | None = None) -> dict[str, Any]:
-    return {
-        "phase": "blind",
-        "seat": 0,
-        "turn": [0],
-        "hand": None,
-        "bids": bids or [None] * 4,
-        "sides": [[0, 2], [1, 3]],
-        "scores": [{"score": mine, "bags": 0}, {"score": theirs, "bags": 0}],
-        "target_score": 500,
-        "legal": [
-            {"type": "blind_nil", "declare": True},
-            {"type": "blind_nil", "declare": False},
-        ],
-    }
 
 
 def test_blind_nil_when_far_behind_late_in_the_game() -> None:
