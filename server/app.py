@@ -110,7 +110,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.redis_url:
         from redis.asyncio import Redis
 
-        app.state.redis = Redis.from_url(settings.redis_url)
+        # A Redis that cannot be reached must fail fast, not hold a move for minutes.
+        app.state.redis = Redis.from_url(settings.redis_url, socket_connect_timeout=2)
         notices = RedisNotices(app.state.redis)
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)

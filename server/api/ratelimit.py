@@ -36,7 +36,9 @@ class WriteLimiter:
     def __init__(self, rate: str, redis_url: str | None = None) -> None:
         self.item: RateLimitItem = parse(rate)
         storage: Storage = (
-            storage_from_string(f"async+{redis_url}", implementation="redispy")
+            storage_from_string(
+                f"async+{redis_url}", implementation="redispy", socket_connect_timeout=2
+            )
             if redis_url
             else MemoryStorage()
         )

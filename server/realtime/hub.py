@@ -295,7 +295,7 @@ class TableHub:
         self._shared = not single_process
         # Read when scraped: the gauge is this hub's own count, never one that drifts.
         ROOMS_LOADED.set_function(lambda: len(self.rooms))
-        await self.notices.start(self.on_remote_change)
+        await self.notices.start(self.on_remote_change, self.resync)
         OPEN_TABLES.set(await self.store.count_tables(("waiting", "playing")))
         resumable = await self.store.table_ids(("playing",), limit=1_000_000, with_bots=True)
         for table_id in resumable:
@@ -551,6 +551,18 @@ class TableHub:
             # Another process marked away a seat one of our sockets holds (a race between
             # its last socket closing and ours opening): the seat is present.
             self._in_background(self._mutate(room, self._restore_presence), "presence")
+
+    async def resync(self) -> None:
+        """Notices from other processes may have been missed (Redis was unreachable):
+        reload every table this process serves; those that changed are broadcast."""
+        for room in list(self.rooms.values()):
+            try:
+                async with room.lock:
+                    if not room.evicted:
+                        await self._reload(room)
+            except Exception:
+                ERRORS.labels(where="store").inc()
+                log.exception("table not resynced", table=room.id)
 
     # -- the one way a change is made ----------------------------------------------
 

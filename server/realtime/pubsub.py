@@ -4,7 +4,12 @@ After a process commits a change to a table it publishes `(table id, version)`; 
 other process reloads that table from the database and broadcasts to its own sockets.
 `LocalNotices` is the single-process case (nothing to tell anyone); `RedisNotices` uses
 Redis pub/sub. The database stays the only source of truth: a lost notice only delays
-an update until the next one.
+an update until the next one. When the subscription breaks (Redis restarted, a network
+blip) the listener subscribes again with back-off, and once it is back asks the hub to
+reload every table it serves (`on_resync`), since notices sent meanwhile are gone. A
+notice that could not be published is sent again in the background (the newest version
+per table) until Redis takes it. A server starts even while Redis is down (`/readyz`
+says so); it catches up the same way.
 
 Every process serving a table would drive its bots; `claim_bots` lets one process at a
 time do it: a Redis key `spades:bots:<table>` holding the process's id, set with
@@ -99,13 +104,19 @@ return counts
 )
 
 OnChange = Callable[[str, int], Awaitable[None]]
+OnResync = Callable[[], Awaitable[None]]
+# Back-off between attempts to subscribe again, in seconds.
+RESUBSCRIBE_FIRST, RESUBSCRIBE_MAX = 0.2, 5.0
 Seat = tuple[str, int]
 
 
 class TableNotices(Protocol):
     async def publish(self, table_id: str, version: int) -> None: ...
 
-    async def start(self, on_change: OnChange) -> None: ...
+    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
+        """Call `on_change` for every other process's notice; `on_resync` when notices
+        may have been missed (the subscription broke and is back)."""
+        ...
 
     async def close(self) -> None: ...
 
@@ -151,7 +162,7 @@ class LocalNotices:
     async def seats_held(self, seats: list[Seat]) -> list[int] | None:
         return None
 
-    async def start(self, on_change: OnChange) -> None:
+    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
         return None
 
     async def close(self) -> None:
@@ -166,13 +177,39 @@ class RedisNotices:
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
+        # Notices whose publish failed: table id -> newest version, sent again later.
+        self._unsent: dict[str, int] = {}
+        self._resend_task: asyncio.Task[None] | None = None
 
     async def publish(self, table_id: str, version: int) -> None:
-        notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
         try:
-            await self.redis.publish(CHANNEL, notice)
-        except Exception:  # the change is committed; other processes catch up later
+            await self._send(table_id, version)
+        except Exception:
+            # The change is committed; the notice is sent again in the background, so
+            # that other processes hear of it once Redis answers (even those that have
+            # already caught up after their own reconnect).
             log.warning("redis publish failed", table=table_id, version=version)
+            self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
+            if self._resend_task is None or self._resend_task.done():
+                self._resend_task = asyncio.create_task(self._resend())
+
+    async def _send(self, table_id: str, version: int) -> None:
+        notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
+        await self.redis.publish(CHANNEL, notice)
+
+    async def _resend(self) -> None:
+        """Send the notices that failed, newest version per table, with back-off."""
+        delay = RESUBSCRIBE_FIRST
+        while self._unsent:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RESUBSCRIBE_MAX)
+            for table_id, version in list(self._unsent.items()):
+                try:
+                    await self._send(table_id, version)
+                except Exception:
+                    break
+                if self._unsent.get(table_id) == version:
+                    del self._unsent[table_id]
 
     async def claim_bots(self, table_id: str, seconds: float) -> bool:
         key = BOT_CLAIM_KEY.format(table_id)
@@ -216,28 +253,56 @@ class RedisNotices:
             log.warning("redis presence read failed", seats=len(keys))
             return None
 
-    async def start(self, on_change: OnChange) -> None:
-        self._pubsub = self.redis.pubsub()
-        await self._pubsub.subscribe(CHANNEL)
-        self._task = asyncio.create_task(self._listen(on_change))
+    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
+        """Subscribe in the background; return once the first attempt has succeeded or
+        failed (a failure is retried: the server starts without Redis)."""
+        first_attempt = asyncio.Event()
+        self._task = asyncio.create_task(self._listen(on_change, on_resync, first_attempt))
+        await first_attempt.wait()
 
-    async def _listen(self, on_change: OnChange) -> None:
-        async for message in self._pubsub.listen():
-            if message.get("type") != "message":
-                continue
+    async def _listen(
+        self, on_change: OnChange, on_resync: OnResync, first_attempt: asyncio.Event
+    ) -> None:
+        """Subscribe and pass notices on, for ever: a broken subscription is made again."""
+        delay = RESUBSCRIBE_FIRST
+        missed = False
+        while True:
+            self._pubsub = pubsub = self.redis.pubsub()
             try:
-                notice = json.loads(message["data"])
-                if notice["origin"] == self.origin:
-                    continue
-                await on_change(str(notice["id"]), int(notice["version"]))
-            except Exception:
-                log.exception("table notice failed")
+                await pubsub.subscribe(CHANNEL)
+                first_attempt.set()
+                if missed:
+                    log.info("redis notices resumed; reloading served tables")
+                    missed = False
+                    await on_resync()
+                delay = RESUBSCRIBE_FIRST
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        await self._notice(message["data"], on_change)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("redis notices lost; subscribing again", error=repr(error))
+            finally:
+                first_attempt.set()
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            missed = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RESUBSCRIBE_MAX)
+
+    async def _notice(self, data: Any, on_change: OnChange) -> None:
+        try:
+            notice = json.loads(data)
+            if notice["origin"] == self.origin:
+                return
+            await on_change(str(notice["id"]), int(notice["version"]))
+        except Exception:
+            log.exception("table notice failed")
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+        for task in (self._task, self._resend_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task

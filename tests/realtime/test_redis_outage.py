@@ -1,0 +1,207 @@
+"""Redis goes away and comes back while two processes serve one table: play goes on
+through the process the players use, and the other process catches up once Redis is back.
+
+Runs a private redis-server (the shared one must not be stopped under other tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from redis import Redis
+
+from server.store.db import create_engine, migrate
+from tests.conftest import missing_service
+from tests.live_server import LiveServer, free_port
+from tests.realtime.players import TableClient, create_table
+from tests.realtime.test_multiprocess import address
+
+pytestmark = pytest.mark.slow
+
+
+class PrivateRedis:
+    """A redis-server of this test's own, on a free port, that can be stopped and started."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no"),
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        client = Redis(port=self.port, socket_connect_timeout=1)
+        for _ in range(200):
+            try:
+                if client.ping():
+                    return
+            except Exception:
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError("redis-server exited at start")
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not answer")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    if shutil.which("redis-server") is None:
+        missing_service("redis-server is not installed: cannot run a private Redis")
+    redis = PrivateRedis()
+    redis.start()
+    yield redis
+    redis.stop()
+
+
+def bid_seen(seat: int, bid: int):
+    return lambda m: m["type"] == "state" and m["state"]["bids"][seat] == bid
+
+
+async def test_play_goes_on_while_redis_is_down_and_the_other_process_catches_up(
+    postgres_url, private_redis
+):
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    await engine.dispose()
+    first = LiveServer(postgres_url, redis_url=private_redis.url)
+    second = LiveServer(postgres_url, redis_url=private_redis.url)
+    await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
+    clients: list[TableClient] = []
+    try:
+        async with httpx.AsyncClient(base_url=first.url) as http:
+            table_id = await create_table(http, {"preset": "standard"})
+            tokens = []
+            for seat in range(4):
+                answer = await http.post(
+                    f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}
+                )
+                tokens.append(answer.json()["token"])
+        players = [TableClient(address(first), table_id, token) for token in tokens]
+        watcher = TableClient(address(second), table_id)
+        clients += [*players, watcher]
+        for player in players:
+            await player.connect()
+        state = await watcher.connect()
+        order = [state["state"]["turn"][0]]
+        order += [(order[0] + step) % 4 for step in (1, 2, 3)]
+
+        # Redis up: a bid through A reaches the watcher on B.
+        await players[order[0]].send({"type": "act", "action": {"type": "bid", "bid": 3}})
+        await watcher.until(bid_seen(order[0], 3))
+
+        private_redis.stop()
+        # Redis down: the players on A go on; each move is committed and reaches them.
+        for seat, bid in zip(order[1:3], (4, 2), strict=True):
+            await players[seat].send({"type": "act", "action": {"type": "bid", "bid": bid}})
+            for player in players:
+                await player.until(bid_seen(seat, bid))
+        errors = [m for player in players for m in player.messages if m["type"] == "error"]
+        assert errors == []
+        assert watcher.view["bids"][order[1]] is None, "B cannot have heard without Redis"
+
+        # Redis back: B subscribes again and reloads the table without any new move.
+        private_redis.start()
+        caught_up = await watcher.until(bid_seen(order[2], 2), timeout=20)
+        assert caught_up["version"] == players[order[0]].version
+        assert caught_up["state"]["hand"] is None  # still a spectator's view
+
+        # And notices flow again: the last bid through A reaches B at once.
+        await players[order[3]].send({"type": "act", "action": {"type": "bid", "bid": 1}})
+        playing = await watcher.until(
+            lambda m: m["type"] == "state" and m["state"]["phase"] == "play"
+        )
+        assert playing["state"]["bids"] == [
+            {order[0]: 3, order[1]: 4, order[2]: 2, order[3]: 1}[seat] for seat in range(4)
+        ]
+    finally:
+        for client in clients:
+            await client.close()
+        await asyncio.gather(asyncio.to_thread(first.stop), asyncio.to_thread(second.stop))
+
+
+async def test_a_server_starts_while_redis_is_down_and_catches_up_once_it_is_back(
+    postgres_url, private_redis
+):
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    await engine.dispose()
+    up = LiveServer(postgres_url, redis_url=private_redis.url)
+    up.start()
+    private_redis.stop()
+    late = LiveServer(postgres_url, redis_url=private_redis.url)
+    clients: list[TableClient] = []
+    try:
+        late.start()  # returns once it serves: Redis is not needed to start
+        async with httpx.AsyncClient(base_url=late.url) as http:
+            assert (await http.get("/readyz")).status_code == 503
+        async with httpx.AsyncClient(base_url=up.url) as http:
+            table_id = await create_table(http, {"preset": "standard"})
+        watcher = TableClient(address(late), table_id)
+        clients.append(watcher)
+        first = await watcher.connect()
+        async with httpx.AsyncClient(base_url=up.url) as http:
+            taken = await http.post(f"/api/tables/{table_id}/seats/2", json={"name": "Ann"})
+            assert taken.status_code == 201
+        private_redis.start()
+        seen = await watcher.until(
+            lambda m: m["type"] == "state" and m["table"]["seats"][2]["name"] == "Ann", timeout=20
+        )
+        assert seen["version"] > first["version"]
+        async with httpx.AsyncClient(base_url=late.url) as http:
+            for _ in range(100):
+                if (await http.get("/readyz")).status_code == 200:
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                pytest.fail("/readyz stayed 503 with Redis back")
+    finally:
+        for client in clients:
+            await client.close()
+        await asyncio.gather(asyncio.to_thread(up.stop), asyncio.to_thread(late.stop))
+
+
+async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(private_redis):
+    from redis.asyncio import Redis as AsyncRedis
+
+    from server.realtime.pubsub import RedisNotices
+
+    client = AsyncRedis.from_url(private_redis.url, socket_connect_timeout=1)
+    notices = RedisNotices(client)
+    delivered: list[tuple[str, int]] = []
+    send = notices._send
+
+    async def recorded(table_id: str, version: int) -> None:
+        await send(table_id, version)  # the real PUBLISH; raises while Redis is down
+        delivered.append((table_id, version))
+
+    notices._send = recorded  # type: ignore[method-assign]
+    try:
+        private_redis.stop()
+        await notices.publish("t1", 7)  # fails: nobody hears it now
+        await notices.publish("t1", 8)  # only the newest version per table is kept
+        assert notices._unsent == {"t1": 8} and delivered == []
+        private_redis.start()
+        async with asyncio.timeout(15):
+            while notices._unsent:
+                await asyncio.sleep(0.05)
+        assert delivered == [("t1", 8)]
+    finally:
+        await notices.close()
+        await client.aclose()
