@@ -1,0 +1,60 @@
+"""Every benchmark under bench/ still runs and prints its figures (tiny sizes: this checks
+that the scripts work against today's code, not how fast anything is)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+RUNS = {
+    "engine": (
+        ["--seconds", "0.05", "--decisions", "50", "--games", "1", "--presets", "standard"],
+        [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],
+    ),
+    "bots": (
+        [
+            "--games",
+            "2",
+            "--samples",
+            "2",
+            "--target",
+            "100",
+            "--presets",
+            "standard",
+            "--jobs",
+            "1",
+        ],
+        [r"advanced side won \d+/2", r"points per hand: advanced -?[\d.]+, basic -?[\d.]+"],
+    ),
+    "lobby": (
+        ["--tables", "2", "--moves", "5"],
+        [r"lobby \(summary query\)\s+2 tables listed", r"[\d.]+ KiB per room"],
+    ),
+    "server": (
+        ["--games", "1", "--target", "100"],
+        [r"throughput: \d+ moves/s", r"move latency ms: median [\d.]+"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_benchmark_runs_and_prints_its_figures(name: str, tmp_path: Path) -> None:
+    arguments, expected = RUNS[name]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / f"{name}.py"), *arguments],
+        cwd=tmp_path,  # anything a benchmark writes stays out of the work tree
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    for pattern in expected:
+        assert re.search(pattern, result.stdout), f"{pattern!r} not in:\n{result.stdout}"
