@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 
 from server.app import create_app
 from server.settings import Settings
+from server.store.db import create_engine, migrate
 
 POSTGRES_URL = os.environ.get(
     "SPADES_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -72,6 +73,22 @@ def postgres_url() -> Iterator[str]:
     url = create_postgres_database()
     yield url
     drop_postgres_database(url)
+
+
+@pytest.fixture(scope="session")
+def migrated_postgres_url(postgres_url: str) -> str:
+    """The session's PostgreSQL database with the schema in place, for tests that start
+    several server processes at the same moment (they must not race to migrate)."""
+
+    async def upgrade() -> None:
+        engine = create_engine(postgres_url)
+        try:
+            await migrate(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(upgrade())
+    return postgres_url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

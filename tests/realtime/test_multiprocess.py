@@ -22,12 +22,11 @@ def address(server: LiveServer) -> str:
     return server.url.removeprefix("http://")
 
 
-async def test_a_move_through_process_a_reaches_a_spectator_on_process_b(postgres_url, redis_url):
-    engine = create_engine(postgres_url)
-    await migrate(engine)  # once, before two processes start at the same moment
-    await engine.dispose()
-    first = LiveServer(postgres_url, redis_url=redis_url)
-    second = LiveServer(postgres_url, redis_url=redis_url)
+async def test_a_move_through_process_a_reaches_a_spectator_on_process_b(
+    migrated_postgres_url, redis_url
+):
+    first = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    second = LiveServer(migrated_postgres_url, redis_url=redis_url)
     await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
     clients: list[TableClient] = []
     try:
@@ -94,14 +93,11 @@ def actions_taken(server: LiveServer) -> float:
     )
 
 
-async def test_only_one_process_drives_the_bots_of_a_table(postgres_url, redis_url):
+async def test_only_one_process_drives_the_bots_of_a_table(migrated_postgres_url, redis_url):
     """Both processes watch a bot-only table; one drives its bots: it makes every move,
     and no write of one process ever conflicts with a write of the other."""
-    engine = create_engine(postgres_url)
-    await migrate(engine)
-    await engine.dispose()
     env = {"SPADES_BOT_DELAY": "0.002", "SPADES_LOG_LEVEL": "INFO"}
-    servers = [LiveServer(postgres_url, redis_url=redis_url, env=env) for _ in range(2)]
+    servers = [LiveServer(migrated_postgres_url, redis_url=redis_url, env=env) for _ in range(2)]
     await asyncio.gather(*(asyncio.to_thread(server.start) for server in servers))
     clients: list[TableClient] = []
     try:
@@ -174,16 +170,13 @@ async def test_when_the_process_driving_bots_stops_another_process_takes_over(
 
 
 async def test_a_bot_game_whose_process_died_goes_on_when_another_process_opens_it(
-    postgres_url, redis_url
+    migrated_postgres_url, redis_url
 ):
     """SIGKILL leaves the dead process's bot claim in Redis until it expires; a process
     that opens the table afterwards takes the bots over then."""
-    engine = create_engine(postgres_url)
-    await migrate(engine)
-    await engine.dispose()
     env = {"SPADES_BOT_DELAY": "0.01"}
-    crashed = LiveServer(postgres_url, redis_url=redis_url, env=env)
-    other = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    crashed = LiveServer(migrated_postgres_url, redis_url=redis_url, env=env)
+    other = LiveServer(migrated_postgres_url, redis_url=redis_url, env=env)
     await asyncio.gather(asyncio.to_thread(crashed.start), asyncio.to_thread(other.start))
     spectator: TableClient | None = None
     try:

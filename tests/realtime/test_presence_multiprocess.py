@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 from sqlalchemy import text
 
 from server.realtime.pubsub import CHANNEL, PRESENCE_KEY
-from server.store.db import create_engine, migrate
+from server.store.db import create_engine
 from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
 from tests.realtime.test_multiprocess import address
@@ -32,14 +32,11 @@ GRACE = 0.2
 
 @asynccontextmanager
 async def two_processes(
-    postgres_url: str, redis_url: str, env: dict[str, str] | None = None
+    migrated_postgres_url: str, redis_url: str, env: dict[str, str] | None = None
 ) -> AsyncIterator[tuple[LiveServer, LiveServer]]:
-    engine = create_engine(postgres_url)
-    await migrate(engine)  # once, before two processes start at the same moment
-    await engine.dispose()
     env = {"SPADES_PRESENCE_EXPIRY_SECONDS": str(EXPIRY), **(env or {})}
-    first = LiveServer(postgres_url, redis_url=redis_url, env=env)
-    second = LiveServer(postgres_url, redis_url=redis_url, env=env)
+    first = LiveServer(migrated_postgres_url, redis_url=redis_url, env=env)
+    second = LiveServer(migrated_postgres_url, redis_url=redis_url, env=env)
     await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
     try:
         yield first, second
@@ -96,8 +93,8 @@ def watch_and_hold(
     return spectators, through_a, through_b
 
 
-async def test_a_seat_held_through_another_process_stays_present(postgres_url, redis_url):
-    async with two_processes(postgres_url, redis_url) as (first, second):
+async def test_a_seat_held_through_another_process_stays_present(migrated_postgres_url, redis_url):
+    async with two_processes(migrated_postgres_url, redis_url) as (first, second):
         clients: list[TableClient] = []
         try:
             async with httpx.AsyncClient(base_url=first.url) as http:
@@ -151,9 +148,9 @@ async def fill_with_bots(http: httpx.AsyncClient, table_id: str) -> None:
         assert response.status_code in (200, 201), response.text
 
 
-async def test_no_bot_takes_a_seat_while_another_process_holds_it(postgres_url, redis_url):
+async def test_no_bot_takes_a_seat_while_another_process_holds_it(migrated_postgres_url, redis_url):
     env = {"SPADES_GRACE_SECONDS": str(GRACE)}
-    async with two_processes(postgres_url, redis_url, env) as (first, second):
+    async with two_processes(migrated_postgres_url, redis_url, env) as (first, second):
         clients: list[TableClient] = []
         try:
             async with httpx.AsyncClient(base_url=first.url) as http:
@@ -196,12 +193,16 @@ async def test_no_bot_takes_a_seat_while_another_process_holds_it(postgres_url, 
                 await client.close()
 
 
-async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(postgres_url, redis_url):
+async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(
+    migrated_postgres_url, redis_url
+):
     """The seat is away here, but Redis says another process holds a socket for it (one
     whose write saying so has not arrived, or that died): the bot takes the seat only
     once that process's entry expires."""
     held_for = 1.5
-    async with two_processes(postgres_url, redis_url, {"SPADES_GRACE_SECONDS": str(GRACE)}) as (
+    async with two_processes(
+        migrated_postgres_url, redis_url, {"SPADES_GRACE_SECONDS": str(GRACE)}
+    ) as (
         first,
         _second,
     ):
@@ -229,10 +230,10 @@ async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(postg
 
 
 async def test_a_seat_held_by_a_killed_process_goes_away_once_its_entry_expires(
-    postgres_url, redis_url
+    migrated_postgres_url, redis_url
 ):
     env = {"SPADES_GRACE_SECONDS": str(GRACE)}
-    async with two_processes(postgres_url, redis_url, env) as (crashed, survivor):
+    async with two_processes(migrated_postgres_url, redis_url, env) as (crashed, survivor):
         clients: list[TableClient] = []
         try:
             async with httpx.AsyncClient(base_url=survivor.url) as http:
@@ -260,13 +261,15 @@ async def test_a_seat_held_by_a_killed_process_goes_away_once_its_entry_expires(
                 await client.close()
 
 
-async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(postgres_url, redis_url):
+async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(
+    migrated_postgres_url, redis_url
+):
     """Two processes race: one marks the seat away (its last socket closed, and it saw no
     other entry yet) while the seat's socket opens on the other. The process holding the
     socket hears of the change and marks the seat present again."""
-    async with two_processes(postgres_url, redis_url) as (first, second):
+    async with two_processes(migrated_postgres_url, redis_url) as (first, second):
         clients: list[TableClient] = []
-        engine = create_engine(postgres_url)
+        engine = create_engine(migrated_postgres_url)
         redis = Redis.from_url(redis_url)
         try:
             async with httpx.AsyncClient(base_url=first.url) as http:

@@ -16,7 +16,6 @@ import httpx
 import pytest
 from redis import Redis
 
-from server.store.db import create_engine, migrate
 from tests.conftest import missing_service
 from tests.live_server import LiveServer, free_port
 from tests.realtime.players import TableClient, create_table
@@ -75,13 +74,10 @@ def bid_seen(seat: int, bid: int):
 
 
 async def test_play_goes_on_while_redis_is_down_and_the_other_process_catches_up(
-    postgres_url, private_redis
+    migrated_postgres_url, private_redis
 ):
-    engine = create_engine(postgres_url)
-    await migrate(engine)
-    await engine.dispose()
-    first = LiveServer(postgres_url, redis_url=private_redis.url)
-    second = LiveServer(postgres_url, redis_url=private_redis.url)
+    first = LiveServer(migrated_postgres_url, redis_url=private_redis.url)
+    second = LiveServer(migrated_postgres_url, redis_url=private_redis.url)
     await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
     clients: list[TableClient] = []
     try:
@@ -137,15 +133,12 @@ async def test_play_goes_on_while_redis_is_down_and_the_other_process_catches_up
 
 
 async def test_a_server_starts_while_redis_is_down_and_catches_up_once_it_is_back(
-    postgres_url, private_redis
+    migrated_postgres_url, private_redis
 ):
-    engine = create_engine(postgres_url)
-    await migrate(engine)
-    await engine.dispose()
-    up = LiveServer(postgres_url, redis_url=private_redis.url)
+    up = LiveServer(migrated_postgres_url, redis_url=private_redis.url)
     up.start()
     private_redis.stop()
-    late = LiveServer(postgres_url, redis_url=private_redis.url)
+    late = LiveServer(migrated_postgres_url, redis_url=private_redis.url)
     clients: list[TableClient] = []
     try:
         late.start()  # returns once it serves: Redis is not needed to start
