@@ -50,7 +50,7 @@ from server.engine.cards import (
     deck_codes,
     trick_winner,
 )
-from server.engine.scoring import score_sides
+from server.engine.scoring import game_winner, score_sides
 
 if TYPE_CHECKING:
     from server.engine.rules import Rules
@@ -1161,7 +1161,6 @@ class _Sim:
         ]
         self.my_side = self.side_of[state.seat]
         self.scores = list(view.get("scores") or [{"score": 0, "bags": 0} for _ in self.sides])
-        self.target = int(view.get("target_score") or rules.target_score)
         self._utilities: dict[tuple[int, ...], float] = {}
 
     def rollout(
@@ -1184,12 +1183,7 @@ class _Sim:
         )
         while True:
             if len(trick) == n:
-                keys = win_key[suit[trick[0][1]]]
-                winner, best = trick[0][0], -1
-                for player, card in trick:
-                    key = keys[card]
-                    if key > best or (later and key == best and key >= 0):
-                        winner, best = player, key
+                winner, _ = _taking(trick, win_key[suit[trick[0][1]]], later)
                 tricks_won[winner] += 1
                 trick = []
                 seat = winner
@@ -1247,11 +1241,7 @@ class _Sim:
             return self._lead(seat, mode, hand, legal, tricks_won, tops)
         keys = self.win_key[led]
         later = self.later_wins
-        winner, best = trick[0][0], -1
-        for player, card in trick:
-            key = keys[card]
-            if key > best or (later and key == best and key >= 0):
-                winner, best = player, key
+        winner, best = _taking(trick, keys, later)
         if later and best >= 0:
             winners = [c for c in legal if keys[c] >= best]
             losers = [c for c in legal if keys[c] < best]
@@ -1353,24 +1343,22 @@ class _Sim:
             deltas.append(side["score"] - old["score"] + side["bag_penalty"] - bag_cost * bags)
         others = [d for i, d in enumerate(deltas) if i != self.my_side]
         value = float(deltas[self.my_side] - (sum(others) / len(others) if others else 0))
-        new = [side["score"] for side in after]
-        winner = None
-        total = sum(tricks)
-        if rules.all_tricks == "win":
-            for index, side in enumerate(self.sides):
-                if sum(tricks[s] for s in side) == total:
-                    winner = index
-        if winner is None:
-            ended = any(score >= self.target for score in new) or (
-                rules.lose_score is not None and any(score <= rules.lose_score for score in new)
-            )
-            top = max(new)
-            if ended and new.count(top) == 1:
-                winner = new.index(top)
+        winner = game_winner(rules, after)
         if winner is not None:
             value += GAME_VALUE if winner == self.my_side else -GAME_VALUE
         self._utilities[tricks] = value
         return value
+
+
+def _taking(trick: list[tuple[int, int]], keys: list[int], later_wins: bool) -> tuple[int, int]:
+    """The seat taking the trick so far and its win key (-1: nothing can win yet);
+    ``later_wins``: of identical cards the later one takes it."""
+    winner, best = trick[0][0], -1
+    for player, card in trick:
+        key = keys[card]
+        if key > best or (later_wins and key == best and key >= 0):
+            winner, best = player, key
+    return winner, best
 
 
 def _forced_win(winners: list[int], keys: list[int], last: bool) -> int:

@@ -89,7 +89,7 @@ from server.engine.cards import (
     deck_codes,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, is_nil, score_sides
+from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides
 
 STATE_FORMAT = 1
 PHASE_ACTION = {
@@ -950,28 +950,13 @@ class Game:
         self.hand_results.append(result)
         if events is not None:
             events.append({"type": "hand_scored", **_copy_result(result)})
-        self.winner = self._game_winner(sides)
+        self.winner = game_winner(rules, sides)
         if self.winner is not None:
             self.phase = "over"
             if events is not None:
                 events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})
             return
         self._start_hand(events)
-
-    def _game_winner(self, sides: list[dict[str, Any]]) -> int | None:
-        rules = self.rules
-        if rules.all_tricks == "win":
-            for index, side in enumerate(sides):
-                if side["all_tricks"]:
-                    return index
-        totals = [score for score, _ in self._scores]
-        ended = max(totals) >= rules.target_score or (
-            rules.lose_score is not None and min(totals) <= rules.lose_score
-        )
-        if not ended:
-            return None
-        leaders = [index for index, score in enumerate(totals) if score == max(totals)]
-        return leaders[0] if len(leaders) == 1 else None
 
     # ------------------------------------------------------------------ checking input
 

@@ -72,6 +72,36 @@ def score_sides(
     ]
 
 
+def game_winner(rules: Rules, sides: Sequence[dict[str, Any]]) -> int | None:
+    """The side that has won the game once a hand is scored (``sides`` as
+    :func:`score_sides` gives them), or None while play goes on (RULES.md §9).
+
+    ``all_tricks: "win"`` gives the game to a side that took every trick. Otherwise the
+    game ends when a side reaches ``target_score`` or one falls to ``lose_score``; the
+    highest score wins, and a tie for the highest plays another hand.
+
+    >>> rules = Rules.preset("standard")
+    >>> def side(score):
+    ...     return {"score": score, "all_tricks": False}
+    >>> game_winner(rules, [side(510), side(300)]), game_winner(rules, [side(490), side(300)])
+    (0, None)
+    >>> game_winner(rules, [side(510), side(510)]) is None  # a tie plays another hand
+    True
+    """
+    if rules.all_tricks == "win":
+        for index, side in enumerate(sides):
+            if side["all_tricks"]:
+                return index
+    totals = [side["score"] for side in sides]
+    top = max(totals)
+    ended = top >= rules.target_score or (
+        rules.lose_score is not None and min(totals) <= rules.lose_score
+    )
+    if not ended or totals.count(top) > 1:
+        return None
+    return totals.index(top)
+
+
 def is_nil(bid: Bid) -> bool:
     """Whether a final bid is nil or blind nil."""
     return bid == 0 or bid == BLIND_NIL

@@ -417,11 +417,7 @@ class TableHub:
             if room.status != "waiting":
                 raise TableError("started", "The game has started; the seat is kept.", 409)
             await self._write_seat(room, SeatRecord(seat))
-            if any(listener.seat == seat for listener in room.listeners):
-                for listener in room.listeners:
-                    if listener.seat == seat:
-                        listener.seat = None
-                await self.notices.seat_closed(room.id, seat)
+            await self._unseat(room, {seat} & room.held_seats())
 
         await self._mutate(room, leave)
 
@@ -452,7 +448,9 @@ class TableHub:
                 await self._drop_listener(room, listener)
             if seat is not None:
                 # Counted as present everywhere before anything else can look.
-                await self.notices.renew_seats([(room.id, seat)], self._presence_expiry())
+                await self.notices.renew_seats(
+                    [(room.id, seat)], self.settings.presence_expiry_seconds
+                )
                 # Others hear of the arrival first; this socket gets its answer below.
                 room.listeners.discard(listener)
                 await self._mark_present(room, seat)
@@ -652,15 +650,18 @@ class TableHub:
                     listener.send({"type": "chat", **line})
         if room.version == seen:
             return
-        emptied = set()
-        for listener in room.listeners:
-            if listener.seat is not None and room.seats[listener.seat].token_hash is None:
-                emptied.add(listener.seat)
-                listener.seat = None
-        for seat in emptied:
-            await self.notices.seat_closed(room.id, seat)
+        await self._unseat(room, {s for s in room.held_seats() if room.seats[s].token_hash is None})
         self._broadcast(room)
         self._schedule_bots(room)
+
+    async def _unseat(self, room: Room, seats: set[int]) -> None:
+        """The sockets on these emptied seats watch from now on; this process no longer
+        holds the seats (for presence across processes)."""
+        for listener in room.listeners:
+            if listener.seat in seats:
+                listener.seat = None
+        for seat in seats:
+            await self.notices.seat_closed(room.id, seat)
 
     def _broadcast(self, room: Room) -> None:
         """Each listener gets its own view, computed now (once per seat)."""
@@ -839,10 +840,7 @@ class TableHub:
 
         with contextlib.suppress(TableError):
             while not await self._mutate(room, hand_over):
-                await asyncio.sleep(self._presence_expiry() / 3)
-
-    def _presence_expiry(self) -> float:
-        return self.settings.presence_expiry_seconds
+                await asyncio.sleep(self.settings.presence_expiry_seconds / 3)
 
     async def _held_anywhere(self, room: Room, seat: int) -> bool:
         """Whether a socket for the seat is open here or, as far as Redis knows, in any
@@ -873,7 +871,7 @@ class TableHub:
         """With several processes: renew our presence entries and repair the seats of our
         rooms, every third of the expiry."""
         while not self.closing:
-            await asyncio.sleep(self._presence_expiry() / 3)
+            await asyncio.sleep(self.settings.presence_expiry_seconds / 3)
             try:
                 await self.check_presence()
             except Exception:
@@ -885,7 +883,7 @@ class TableHub:
         present the seats we hold."""
         rooms = list(self.rooms.values())
         held = [(room.id, seat) for room in rooms for seat in room.held_seats()]
-        await self.notices.renew_seats(held, self._presence_expiry())
+        await self.notices.renew_seats(held, self.settings.presence_expiry_seconds)
         unsure = []  # seats shown present that no socket of ours holds
         for room in rooms:
             ours = room.held_seats()
