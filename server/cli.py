@@ -5,20 +5,26 @@
     spades bots [--preset standard] [--seed N] [--target 500] [--level basic|advanced]
 
 Settings come from the environment exactly as for the server (see server/settings.py);
-flags override them for this run only.
+flags override them for this run only. `spades serve` binds every interface by default and
+prints the links to open: one for this computer, one for friends on the same network.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
+import logging
 import os
 import random
 import signal
+import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+import psutil
 import uvicorn
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
@@ -48,27 +54,139 @@ def browser_url(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
+WILDCARDS = ("", "0.0.0.0", "::")
+# Interfaces of the bridges and virtual cables that Docker, Podman, Kubernetes networks and
+# virtual machines make for their guests: friends on the network cannot reach those addresses.
+GUEST_INTERFACES = (
+    "docker", "br-", "veth", "podman", "cni", "flannel", "cali", "virbr", "lxcbr", "lxdbr",
+    "vboxnet", "vmnet",
+)  # fmt: skip
+# The files Docker and Podman put at the root of every container.
+CONTAINER_MARKERS = (".dockerenv", "run/.containerenv")
+
+
+def lan_addresses(
+    interfaces: Mapping[str, Iterable[Any]] | None = None,
+    running: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """This machine's IPv4 addresses that friends on the same network can open, private ones
+    first. Read from the interface table (psutil by default), so finding them sends no packet.
+
+    Skipped: loopback, link-local 169.254.x (no network gave an address), interfaces that are
+    down, and the bridges containers and virtual machines use (GUEST_INTERFACES).
+
+    >>> from types import SimpleNamespace as Addr
+    >>> lan_addresses({
+    ...     "lo": [Addr(family=socket.AF_INET, address="127.0.0.1")],
+    ...     "docker0": [Addr(family=socket.AF_INET, address="172.17.0.1")],
+    ...     "wlan0": [Addr(family=socket.AF_INET, address="192.168.1.20"),
+    ...               Addr(family=socket.AF_INET6, address="fe80::1%wlan0")],
+    ... }, running={})
+    ['192.168.1.20']
+    """
+    if interfaces is None:
+        interfaces = psutil.net_if_addrs()
+    if running is None:
+        running = psutil.net_if_stats()
+    found: list[ipaddress.IPv4Address] = []
+    for name, addresses in interfaces.items():
+        if name.startswith(GUEST_INTERFACES) or (name in running and not running[name].isup):
+            continue
+        for address in addresses:
+            if address.family != socket.AF_INET:
+                continue
+            ip = ipaddress.IPv4Address(address.address)
+            if not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip in found):
+                found.append(ip)
+    return [str(ip) for ip in sorted(found, key=lambda ip: not ip.is_private)]
+
+
+def in_container(root: Path = Path("/")) -> bool:
+    """Inside Docker or Podman the addresses found may be the container's own, which friends
+    cannot reach (unless it shares the host's network): the announcement says so."""
+    return any((root / marker).exists() for marker in CONTAINER_MARKERS)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _friends_line(host: str, port: int, lan: Sequence[str], container: bool) -> str:
+    """How another device on the network opens the server bound to `host`."""
+    if host not in WILDCARDS:
+        return f"Friends on your network can join at {browser_url(host, port)}"
+    links = " or ".join(browser_url(address, port) for address in lan)
+    if host == "::" or not links:  # an IPv6 wildcard bind takes no IPv4 connections
+        where = "the host machine's address" if container else "this computer's network address"
+        return f"Friends on your network can join at {where}, port {port}."
+    if container:
+        return (
+            f"Friends on your network can join at {links} if this container shares the host's "
+            "network, else at the host machine's address on the port published for it."
+        )
+    return f"Friends on your network can join at {links}"
+
+
+def announcement(
+    host: str, port: int, lan: Sequence[str] = (), *, container: bool = False
+) -> list[str]:
+    """The lines `spades serve` prints once it accepts connections. The first is the link for
+    this computer, exactly `Spades is running: open URL` (people and tests wait for it); then
+    how friends join. A loopback bind is a choice to keep the server here: nothing to add.
+
+    >>> print("\\n".join(announcement("0.0.0.0", 8000, ["192.168.1.20"])))
+    Spades is running: open http://127.0.0.1:8000/
+    Friends on your network can join at http://192.168.1.20:8000/
+    Playing across the internet: see docs/operations.md (a reverse proxy or a tunnel).
+    >>> announcement("127.0.0.1", 8000)
+    ['Spades is running: open http://127.0.0.1:8000/']
+    """
+    lines = [f"Spades is running: open {browser_url(host, port)}"]
+    if not _is_loopback(host):
+        lines.append(_friends_line(host, port, lan, container))
+        lines.append(
+            "Playing across the internet: see docs/operations.md (a reverse proxy or a tunnel)."
+        )
+    return lines
+
+
+def announce(host: str, port: int) -> None:
+    """Print the announcement on standard output, where no log line goes."""
+    lan = lan_addresses() if host in WILDCARDS else []
+    print("\n".join(announcement(host, port, lan, container=in_container())), flush=True)
+
+
 class _AnnouncingServer(uvicorn.Server):
-    """A uvicorn server that prints the URL once it really accepts connections
-    (migrations done, socket bound), so whoever waits for the line can open it at once."""
+    """A uvicorn server that prints the links once it really accepts connections
+    (migrations done, socket bound), so whoever waits for them can open them at once."""
 
     async def startup(self, sockets: list | None = None) -> None:
         await super().startup(sockets)
         if self.started and not self.should_exit:
             host, port = self.servers[0].sockets[0].getsockname()[:2]
-            bound = self.config.host if self.config.host in ("0.0.0.0", "::") else host
-            print(f"Spades is running: open {browser_url(bound, port)}", flush=True)
+            announce(self.config.host if self.config.host in WILDCARDS else host, port)
+
+    def _log_started_message(self, listeners: Sequence[socket.socket]) -> None:
+        """uvicorn's "Uvicorn running on http://0.0.0.0:8000" would repeat the announcement
+        with a link some browsers do not open: it is logged only at the DEBUG log level."""
+        if logging.getLogger("uvicorn.error").isEnabledFor(logging.DEBUG):
+            super()._log_started_message(listeners)
 
 
 def serve(args: argparse.Namespace) -> int:
-    """uvicorn on the app with JSON logs from the first line and a URL once it is ready."""
+    """uvicorn on the app, logs configured from the first line, and the links once ready."""
     settings = Settings()
     host = args.host if args.host is not None else settings.host
     port = args.port if args.port is not None else settings.port
     configure_logging(settings)
     if args.reload:
         # The reloader's worker is another process: announce before handing over to it.
-        print(f"Spades is running: open {browser_url(host, port)}", flush=True)
+        announce(host, port)
         uvicorn.run(APP, host=host, port=port, ws=WS_PROTOCOL, reload=True, log_config=None)
         return 0
     # log_config=None: configure_logging already routes uvicorn's lines through our renderer.
@@ -207,7 +325,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser = commands.add_parser(
         "serve", help="serve the lobby, tables and WebSockets (SQLite by default)"
     )
-    serve_parser.add_argument("--host", help="address to bind (default SPADES_HOST, 127.0.0.1)")
+    serve_parser.add_argument(
+        "--host",
+        help="address to bind (default SPADES_HOST, 0.0.0.0: every interface, so friends on "
+        "your network can join; 127.0.0.1 for this computer only)",
+    )
     serve_parser.add_argument(
         "--port", type=int, help="port to bind, 0 for any free one (default SPADES_PORT, 8000)"
     )

@@ -1,9 +1,9 @@
 """Metrics and structured logs.
 
-Prometheus metrics come from `prometheus_client` (the reference client); JSON logs from
-`structlog`. Log lines name the table and version, never a seat token or a card in a hand:
-`scrub_secrets` runs on every line, ours and uvicorn's alike, so a token or a hand logged
-by mistake is masked before it is written.
+Prometheus metrics come from `prometheus_client` (the reference client); logs from
+`structlog`, as JSON lines or, at a terminal, readable ones. Log lines name the table and
+version, never a seat token or a card in a hand: `scrub_secrets` runs on every line, ours
+and uvicorn's alike, so a token or a hand logged by mistake is masked before it is written.
 """
 
 from __future__ import annotations
@@ -142,18 +142,44 @@ def _drop_formatting_leftovers(
     return event_dict
 
 
+def logs_as_json(settings: Settings, stream: Any = None) -> bool:
+    """`SPADES_LOG_JSON` when set; unset, JSON unless `stream` (standard error) is a terminal.
+
+    Containers, files and log shippers read JSON; a person running `spades serve` in a
+    terminal reads plain lines.
+
+    >>> import io
+    >>> logs_as_json(Settings(log_json=None), io.StringIO())
+    True
+    >>> logs_as_json(Settings(log_json=False), io.StringIO())
+    False
+    """
+    if settings.log_json is not None:
+        return settings.log_json
+    stream = sys.stderr if stream is None else stream
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError, OSError):  # no stream, or a closed one
+        return True
+
+
+# Loggers whose INFO lines at start-up say only what a library loaded: below DEBUG they would
+# bury the link `spades serve` prints, and tell an operator nothing.
+_QUIET_AT_INFO = ("alembic.runtime.plugins",)
+
+
 def configure_logging(settings: Settings) -> None:
     """Send structlog and stdlib logging (uvicorn included) through one scrubbing renderer.
 
-    JSON lines when `settings.log_json`, readable console lines otherwise. Safe to call
-    more than once (tests, reloads): our root handler is replaced, not added again.
+    JSON lines or readable console lines as `logs_as_json` decides. Safe to call more than
+    once (tests, reloads): our root handler is replaced, not added again.
     """
     level = logging.getLevelName(settings.log_level.upper())
     if not isinstance(level, int):
         level = logging.INFO
     renderer: Any = (
         structlog.processors.JSONRenderer()
-        if settings.log_json
+        if logs_as_json(settings)
         else structlog.dev.ConsoleRenderer(colors=False)
     )
     shared: list[Any] = [
@@ -181,6 +207,9 @@ def configure_logging(settings: Settings) -> None:
         root.removeHandler(previous)
     root.addHandler(handler)
     root.setLevel(level)
+    quiet = logging.NOTSET if level <= logging.DEBUG else logging.WARNING
+    for name in _QUIET_AT_INFO:
+        logging.getLogger(name).setLevel(quiet)
     # uvicorn installs its own handlers; hand its records to ours so they are scrubbed too.
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
         uvicorn_logger = logging.getLogger(name)

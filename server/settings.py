@@ -27,7 +27,9 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         default=None, validation_alias=AliasChoices("REDIS_URL", "SPADES_REDIS_URL")
     )
-    host: str = "127.0.0.1"
+    # Address `spades serve` binds: every interface, so friends on the same network can join;
+    # 127.0.0.1 keeps the server to this computer.
+    host: str = "0.0.0.0"
     port: int = 8000
     # Seconds a disconnected player's seat waits before a bot plays for them; None = never.
     grace_seconds: float | None = None
@@ -48,7 +50,9 @@ class Settings(BaseSettings):
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "60/minute"
     log_level: str = "INFO"
-    log_json: bool = True
+    # One JSON object per log line; unset (None): JSON unless standard error is a terminal,
+    # where a person reads plain lines. The Docker image and compose set it to true.
+    log_json: bool | None = None
     # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
     migrate_on_start: bool = True
 

@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import io
+import json
+import logging
 import os
+import pty
+import queue
 import re
+import select
+import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
+from collections import namedtuple
 from pathlib import Path
 
 import asyncpg
+import httpx
 import pytest
+import structlog
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
-from server.cli import build_parser, main
+from server.cli import announcement, build_parser, in_container, lan_addresses, main
+from server.observability import configure_logging, logs_as_json
+from server.settings import Settings
 from server.store.db import alembic_config
 
 SPADES = Path(sys.executable).parent / "spades"
@@ -110,3 +124,195 @@ def test_bots_refuse_unknown_presets_and_levels_with_a_message(capsys):
     assert "unknown preset 'nope'" in capsys.readouterr().err
     assert main(["bots", "--level", "grandmaster"]) == 2
     assert "no bot level 'grandmaster'" in capsys.readouterr().err
+
+
+# The shapes psutil.net_if_addrs() and psutil.net_if_stats() give, with the fields we read.
+Address = namedtuple("Address", "family address")
+Stats = namedtuple("Stats", "isup")
+INTERNET_LINE = "Playing across the internet: see docs/operations.md (a reverse proxy or a tunnel)."
+
+
+def test_lan_addresses_skip_loopback_link_local_down_and_guest_bridges():
+    ipv4 = socket.AF_INET
+    interfaces = {
+        "lo": [Address(ipv4, "127.0.0.1"), Address(socket.AF_INET6, "::1")],
+        "tailscale0": [Address(ipv4, "100.101.102.103")],
+        "docker0": [Address(ipv4, "172.17.0.1")],
+        "br-5f2a9c": [Address(ipv4, "172.18.0.1")],
+        "veth12ab": [Address(ipv4, "169.254.7.7")],
+        "virbr0": [Address(ipv4, "192.168.122.1")],
+        "podman0": [Address(ipv4, "10.88.0.1")],
+        "enp3s0": [Address(ipv4, "169.254.10.20")],  # no DHCP answer
+        "wlan0": [
+            Address(socket.AF_PACKET, "02:fc:00:00:00:01"),
+            Address(ipv4, "192.168.1.20"),
+            Address(socket.AF_INET6, "fe80::1%wlan0"),
+        ],
+        "wlan0:1": [Address(ipv4, "192.168.1.20")],  # the same address twice
+        "eth1": [Address(ipv4, "10.0.0.5")],
+    }
+    running = {name: Stats(isup=name != "eth1") for name in interfaces}
+    # Private addresses come first: they are the ones friends on the same network reach.
+    assert lan_addresses(interfaces, running) == ["192.168.1.20", "100.101.102.103"]
+    assert lan_addresses({"lo": interfaces["lo"]}, {}) == []
+
+
+def test_lan_addresses_of_this_machine_are_ipv4_and_not_loopback():
+    for address in lan_addresses():
+        assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address)
+        assert not address.startswith(("127.", "169.254."))
+
+
+def test_announcement_names_this_computer_first_then_how_friends_join():
+    first = "Spades is running: open http://127.0.0.1:8000/"
+    assert announcement("0.0.0.0", 8000, ["192.168.1.20", "10.0.0.5"]) == [
+        first,
+        "Friends on your network can join at http://192.168.1.20:8000/ or http://10.0.0.5:8000/",
+        INTERNET_LINE,
+    ]
+    assert announcement("0.0.0.0", 8000, [])[1] == (
+        "Friends on your network can join at this computer's network address, port 8000."
+    )
+    in_docker = announcement("0.0.0.0", 8000, ["172.17.0.2"], container=True)
+    assert in_docker[0] == first
+    assert in_docker[1].startswith("Friends on your network can join at http://172.17.0.2:8000/ ")
+    assert "the host machine's address on the port published for it" in in_docker[1]
+    assert announcement("192.168.1.20", 9000, ["10.0.0.5"]) == [
+        "Spades is running: open http://192.168.1.20:9000/",
+        "Friends on your network can join at http://192.168.1.20:9000/",
+        INTERNET_LINE,
+    ]
+    # An IPv6 wildcard takes no IPv4 connections: no IPv4 link for friends.
+    assert announcement("::", 8000, ["192.168.1.20"])[:2] == [
+        "Spades is running: open http://[::1]:8000/",
+        "Friends on your network can join at this computer's network address, port 8000.",
+    ]
+    # Bound to loopback on purpose: only this computer can join, so that is all it says.
+    for loopback in ("127.0.0.1", "::1", "localhost"):
+        assert len(announcement(loopback, 8000, ["192.168.1.20"])) == 1
+
+
+def test_in_container_looks_for_the_files_docker_and_podman_leave(tmp_path):
+    assert not in_container(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / ".containerenv").touch()
+    assert in_container(tmp_path)
+    (tmp_path / "run" / ".containerenv").unlink()
+    (tmp_path / ".dockerenv").touch()
+    assert in_container(tmp_path)
+
+
+class FakeStream(io.StringIO):
+    def __init__(self, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def test_logs_are_json_unless_stderr_is_a_terminal_and_the_setting_wins():
+    assert logs_as_json(Settings(log_json=None), FakeStream(terminal=False)) is True
+    assert logs_as_json(Settings(log_json=None), FakeStream(terminal=True)) is False
+    assert logs_as_json(Settings(log_json=True), FakeStream(terminal=True)) is True
+    assert logs_as_json(Settings(log_json=False), FakeStream(terminal=False)) is False
+    closed = io.StringIO()
+    closed.close()  # isatty() raises on it
+    assert logs_as_json(Settings(log_json=None), closed) is True
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_configure_logging_renders_for_a_terminal_or_for_machines(monkeypatch, terminal):
+    monkeypatch.delenv("SPADES_LOG_JSON", raising=False)
+    stderr = FakeStream(terminal)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        configure_logging(Settings())
+        structlog.get_logger("spades.test").info("table_created", table="t1")
+    finally:
+        root.handlers, root.level = saved[0], saved[1]
+        structlog.reset_defaults()
+    [line] = stderr.getvalue().splitlines()
+    if terminal:
+        assert "[info" in line and "table_created" in line and "table=t1" in line
+        assert not line.startswith("{")
+    else:
+        assert json.loads(line)["event"] == "table_created"
+
+
+def serve_env(tmp_path: Path) -> dict[str, str]:
+    """`spades serve` as a person runs it: no SPADES_ setting, a scratch SQLite database."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SPADES_")}
+    env.pop("REDIS_URL", None)
+    return {**env, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"}
+
+
+def read_lines(stream, count: int, timeout: float = 60) -> list[str]:
+    """The first `count` lines of a child's output, or fewer if it stops or takes too long."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in stream], daemon=True).start()
+    found: list[str] = []
+    deadline = time.monotonic() + timeout
+    while len(found) < count and time.monotonic() < deadline:
+        try:
+            found.append(lines.get(timeout=1).rstrip("\n"))
+        except queue.Empty:
+            continue
+    return found
+
+
+@pytest.mark.slow
+def test_serve_prints_the_links_first_and_logs_json_to_a_pipe(tmp_path):
+    server = subprocess.Popen(
+        [str(SPADES), "serve", "--port", "0"], cwd=tmp_path, env=serve_env(tmp_path),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        lines = read_lines(server.stdout, 3)
+        assert lines, f"nothing printed (exit {server.poll()})"
+        opened = re.fullmatch(r"Spades is running: open http://127\.0\.0\.1:(\d+)/", lines[0])
+        assert opened, lines
+        port = int(opened[1])
+        # Bound to every interface by default, announced with this machine's LAN addresses.
+        expected = announcement("0.0.0.0", port, lan_addresses(), container=in_container())
+        assert lines[1:] == expected[1:]
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    finally:
+        server.terminate()
+        _, stderr = server.communicate(timeout=30)
+    assert server.returncode == 0
+    records = [json.loads(line) for line in stderr.splitlines() if line.strip()]
+    events = [record["event"] for record in records]
+    assert "Application startup complete." in events
+    # Nothing repeats the link with a 0.0.0.0 address, and library chatter stays out.
+    assert not any(event.startswith(("Uvicorn running on", "setup plugin")) for event in events)
+
+
+@pytest.mark.slow
+def test_serve_logs_readable_lines_to_a_terminal(tmp_path):
+    terminal, child_side = pty.openpty()
+    server = subprocess.Popen(
+        [str(SPADES), "serve", "--host", "127.0.0.1", "--port", "0"], cwd=tmp_path,
+        env=serve_env(tmp_path), stdout=subprocess.PIPE, stderr=child_side, text=True,
+    )  # fmt: skip
+    os.close(child_side)
+    written = b""
+    try:
+        lines = read_lines(server.stdout, 1)
+        assert lines and lines[0].startswith("Spades is running: open http://127.0.0.1:"), lines
+        deadline = time.monotonic() + 30
+        while b"Application startup complete." not in written and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 1)[0]:
+                try:
+                    written += os.read(terminal, 65536)
+                except OSError:  # the server stopped: its side of the terminal is closed
+                    break
+    finally:
+        server.terminate()
+        server.wait(30)
+        os.close(terminal)
+    logged = written.decode().splitlines()
+    assert any("Application startup complete." in line and "[info" in line for line in logged)
+    assert not any(line.lstrip().startswith("{") for line in logged), logged
