@@ -46,7 +46,7 @@ async def fill(hub: TableHub, tables: int, moves: int) -> None:
     own change path, so each is committed as in a real game)."""
     rules = Rules.preset("standard", target_score=2000)
     for number in range(tables):
-        room = await hub.create_table(f"Bench {number}", rules)
+        room, _invite, _host = await hub.create_table(f"Bench {number}", rules, listed=True)
         for seat in range(4):
             await hub.take_seat(room.id, seat, f"P{seat}")
         for _ in range(moves):

@@ -38,11 +38,14 @@ async def play_game(base: str, address: str, target: int, latencies: list[float]
     rules_json = {"preset": "standard", "target_score": target}
     rules = Rules.model_validate(rules_json)
     async with httpx.AsyncClient(base_url=base) as http:
-        table_id = (await http.post("/api/tables", json={"rules": rules_json})).json()["id"]
+        table = (await http.post("/api/tables", json={"rules": rules_json})).json()
+        table_id, invite = table["id"], table["invite"]
         tokens = [
-            (await http.post(f"/api/tables/{table_id}/seats/{s}", json={"name": f"P{s}"})).json()[
-                "token"
-            ]
+            (
+                await http.post(
+                    f"/api/tables/{table_id}/seats/{s}", json={"name": f"P{s}", "invite": invite}
+                )
+            ).json()["token"]
             for s in range(4)
         ]
     moves = 0

@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     port: int = 8000
     # Seconds a disconnected player's seat waits before a bot plays for them; None = never.
     grace_seconds: float | None = None
+    # Seconds the host's seat may be away, while another player is at the table, before
+    # the host's controls pass to that player.
+    host_away_seconds: float = Field(default=60.0, ge=0)
     # With Redis: a process's claim that it holds a seat's socket lasts this long unless
     # renewed (every third of it); a crashed process's seats show away after about this.
     presence_expiry_seconds: float = Field(default=15.0, gt=0)

@@ -105,8 +105,9 @@ async def handle(
     kind = message["type"]
     if kind == "hello":
         token = optional(message, "token", str)
+        host_token = optional(message, "host_token", str)
         optional(message, "version", int)
-        await hub.join(room, socket, token)
+        await hub.join(room, socket, token, host_token)
         return True
     if kind == "ping":
         socket.send({"type": "pong"})
@@ -124,6 +125,8 @@ async def handle(
         await hub.act(room, socket, action, act_id, version)
     elif kind == "chat":
         await hub.chat(room, socket, message.get("text"))
+    elif kind == "back":
+        await hub.take_back(room, socket)
     else:
         raise TableError("bad_message", f"Unknown message type {kind[:40]!r}.")
     return greeted

@@ -5,13 +5,25 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
+from server.realtime.hosting import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from server.realtime.hub import TableHub
 
 router = APIRouter(prefix="/api", tags=["tables"])
+
+# Seconds per move of the turn timer, or None for no timer.
+TurnSeconds = Annotated[StrictInt | None, Field(ge=TURN_SECONDS_MIN, le=TURN_SECONDS_MAX)]
 
 
 def get_hub(request: Request) -> TableHub:
@@ -30,6 +42,16 @@ def seat_token(authorization: Annotated[str | None, Header()] = None) -> str:
 
 
 Token = Annotated[str, Depends(seat_token)]
+
+
+def offered_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The bearer token if one was sent: host controls refuse a missing one with 403."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+HostToken = Annotated[str | None, Depends(offered_token)]
+Secret = Annotated[str | None, Field(max_length=256)]
 # Routes that change something spend the client address's write budget (ratelimit.py).
 WRITES = [Depends(limit_writes)]
 
@@ -39,6 +61,9 @@ class NewTable(BaseModel):
 
     name: str | None = Field(default=None, max_length=1000)
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "standard"})
+    # Private by default: only listed tables are in the lobby and open to strangers.
+    listed: StrictBool = False
+    turn_seconds: TurnSeconds = None
 
     @field_validator("name")
     @classmethod
@@ -48,6 +73,8 @@ class NewTable(BaseModel):
 
 class SeatRequest(BaseModel):
     name: str = Field(max_length=1000)
+    invite: Secret = None
+    host_token: Secret = None
 
     @field_validator("name")
     @classmethod
@@ -57,6 +84,30 @@ class SeatRequest(BaseModel):
 
 class BotRequest(BaseModel):
     level: str = Field(default="basic", max_length=64)
+    invite: Secret = None
+
+
+class MoveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    to: StrictInt
+
+
+class ReissueRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, max_length=1000)
+
+    @field_validator("name")
+    @classmethod
+    def _trim(cls, name: str | None) -> str | None:
+        return name.strip() or None if name is not None else None
+
+
+class TableChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turn_seconds: TurnSeconds
 
 
 @router.get("/presets")
@@ -74,8 +125,15 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, 
         rules = Rules.model_validate(body.rules)
     except ValidationError as invalid:
         raise HTTPException(422, rule_errors(invalid)) from None
-    room = await hub.create_table(body.name, rules)
-    return room.public()
+    room, invite, host_token = await hub.create_table(
+        body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds
+    )
+    # The only answer that carries the invite and the host token: shown once, to the host.
+    return room.public() | {
+        "invite": invite,
+        "host_token": host_token,
+        "invite_url": f"/t/{room.id}#invite={invite}",
+    }
 
 
 def rule_errors(invalid: ValidationError) -> str:
@@ -107,15 +165,20 @@ async def history(table_id: str, hub: Hub) -> dict[str, Any]:
 async def take_seat(
     table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
 ) -> dict[str, Any]:
-    limit = request.app.state.settings.seat_name_max_length
-    if not 1 <= len(body.name) <= limit:
-        raise HTTPException(422, f"name: a seat name is 1 to {limit} characters.")
-    token = await hub.take_seat(table_id, seat, body.name)
+    check_seat_name(body.name, request)
+    token = await hub.take_seat(table_id, seat, body.name, body.invite, body.host_token)
     return {"seat": seat, "token": token}
+
+
+def check_seat_name(name: str, request: Request) -> None:
+    limit = request.app.state.settings.seat_name_max_length
+    if not 1 <= len(name) <= limit:
+        raise HTTPException(422, f"name: a seat name is 1 to {limit} characters.")
 
 
 @router.delete("/tables/{table_id}/seats/{seat}", status_code=204, dependencies=WRITES)
 async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Response:
+    """The seat's player leaves it, or the host removes whoever sits there."""
     await hub.leave_seat(table_id, seat, token)
     return Response(status_code=204)
 
@@ -126,10 +189,55 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[
 
     if body.level not in BOT_LEVELS:
         raise HTTPException(422, f"level: choose one of {', '.join(BOT_LEVELS)}.")
-    await hub.add_bot(table_id, seat, body.level)
+    await hub.add_bot(table_id, seat, body.level, body.invite)
     return {"seat": seat, "bot": body.level}
 
 
 @router.post("/tables/{table_id}/rematch", status_code=201, dependencies=WRITES)
 async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
     return (await hub.rematch(table_id, token)).public()
+
+
+# -- host controls (docs/protocol.md, "Host controls"): the host token, or the seat token
+# of the host's seat, as `Authorization: Bearer`; anyone else gets 403.
+
+
+@router.post("/tables/{table_id}/seats/{seat}/move", dependencies=WRITES)
+async def move_seat(
+    table_id: str, seat: int, body: MoveRequest, token: HostToken, hub: Hub
+) -> dict[str, Any]:
+    return (await hub.move_seat(table_id, token, seat, body.to)).public()
+
+
+@router.post("/tables/{table_id}/seats/{seat}/standin", dependencies=WRITES)
+async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> dict[str, Any]:
+    return (await hub.stand_in(table_id, token, seat)).public()
+
+
+@router.post("/tables/{table_id}/seats/{seat}/reissue", dependencies=WRITES)
+async def reissue_seat(
+    table_id: str,
+    seat: int,
+    body: ReissueRequest,
+    token: HostToken,
+    request: Request,
+    hub: Hub,
+) -> dict[str, Any]:
+    if body.name is not None:
+        check_seat_name(body.name, request)
+    fresh = await hub.reissue_seat(table_id, token, seat, body.name)
+    # The seat token travels in the fragment, which browsers never send to a server.
+    return {"seat": seat, "token": fresh, "continue_url": f"/t/{table_id}#seat={fresh}"}
+
+
+@router.patch("/tables/{table_id}", dependencies=WRITES)
+async def change_table(
+    table_id: str, body: TableChange, token: HostToken, hub: Hub
+) -> dict[str, Any]:
+    return (await hub.set_timer(table_id, token, body.turn_seconds)).public()
+
+
+@router.delete("/tables/{table_id}", status_code=204, dependencies=WRITES)
+async def end_table(table_id: str, token: HostToken, hub: Hub) -> Response:
+    await hub.end_table(table_id, token)
+    return Response(status_code=204)

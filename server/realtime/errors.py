@@ -10,11 +10,15 @@ from __future__ import annotations
 class TableError(Exception):
     """A request the table refuses; nothing was changed."""
 
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
+    def __init__(
+        self, code: str, message: str, status: int = 409, reason: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        # For `illegal`: the engine's own refusal code (`must_follow_suit`, `bad_bid`, ...).
+        self.reason = reason
 
 
 def no_such_table() -> TableError:

@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
 import random
 import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 import structlog
@@ -56,10 +57,22 @@ from server.observability import (
     ROOMS_LOADED,
 )
 from server.realtime.errors import TableError, no_such_seat, no_such_table
+from server.realtime.hosting import (
+    TIMEOUTS_TO_AUTOPLAY,
+    fresh_deadline,
+    hash_token,
+    iso_ms,
+    matches,
+    next_deadline,
+    next_host,
+    public_action,
+    utcnow,
+)
 from server.realtime.pubsub import TableNotices
 from server.settings import Settings
 from server.store.repository import (
     ActionWrite,
+    Hosting,
     SeatRecord,
     TableRecord,
     TableStore,
@@ -93,15 +106,6 @@ class Listener(Protocol):
     async def close(self, code: int, reason: str) -> None: ...
 
 
-def hash_token(token: str) -> str:
-    """SHA-256 hex of a seat token: the only form in which tokens are stored.
-
-    >>> hash_token("secret")[:16]
-    '2bb80d537b1da3e3'
-    """
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def load_game(rules: Rules, record: TableRecord) -> Game | None:
     """The table's current game: its snapshot, then any actions logged after it."""
     if record.game is None:
@@ -120,6 +124,14 @@ class Room:
         self.listeners: set[Listener] = set()
         self.bot_task: asyncio.Task[None] | None = None
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        # Wakes the bots when the turn timer's deadline passes.
+        self.timer_task: asyncio.Task[None] | None = None
+        # Hands the host role on after the host has been away for a while.
+        self.host_task: asyncio.Task[None] | None = None
+        # The token hash each seated socket said hello with (a re-issued seat drops it),
+        # and the sockets that said hello with the host token.
+        self.holders: dict[Listener, str] = {}
+        self.host_listeners: set[Listener] = set()
         # Wakes a bot task that stands by while another process drives the bots.
         self.bot_nudge = asyncio.Event()
         self.rng = random.Random()
@@ -139,7 +151,13 @@ class Room:
         self.game_number = record.game_number
         self.created = record.created
         self.seats = record.seats
+        self.hosting: Hosting = record.hosting
         self.game = load_game(self.rules, record)
+        # The moves the turn timer made in the current hand, as everyone may see them.
+        self.timer_moves = [
+            {"seat": seat, "action": public_action(action)}
+            for seat, action in (record.game.timer_actions if record.game else [])
+        ]
         self.game_id = record.game.id if record.game else None
         self.seq = record.game.snapshot_seq + len(record.game.later_actions) if record.game else 0
         self.hands_saved = record.game.hands_saved if record.game else 0
@@ -160,24 +178,53 @@ class Room:
         return {listener.seat for listener in self.listeners if listener.seat is not None}
 
     def shown_away(self) -> list[int]:
-        """Seats a socket of this process holds that the table shows away or autoplayed."""
+        """Seats a socket of this process holds that the table shows away, or played by a
+        bot because they were away (a timed-out seat stays with its bot until it acts)."""
         return [
             seat
             for seat in sorted(self.held_seats())
-            if not self.seats[seat].connected or self.seats[seat].autoplay
+            if not self.seats[seat].connected
+            or (self.seats[seat].autoplay and self.seats[seat].autoplay_reason != "timer")
         ]
 
-    def bot_seat(self) -> tuple[int, str] | None:
-        """The seat a bot must act for now, with the bot's level, if any."""
+    def bot_seat(self, now: datetime | None = None) -> tuple[int, str, str | None] | None:
+        """The seat a bot must act for now: (seat, level, cause), where cause is "timer"
+        when the turn timer ran out on a person, "autoplay" for an away or timed-out
+        player's stand-in, None for the seat's own bot."""
         if self.game is None or self.status != "playing":
             return None
-        for seat in self.game.turn:
+        turn = self.game.turn
+        for seat in turn:
             record = self.seats[seat]
             if record.bot is not None:
-                return seat, record.bot
+                return seat, record.bot, None
             if record.autoplay:
-                return seat, AUTOPLAY_LEVEL
+                return seat, AUTOPLAY_LEVEL, "autoplay"
+        deadline = self.hosting.deadline
+        if turn and deadline is not None and (now or utcnow()) >= deadline:
+            return turn[0], AUTOPLAY_LEVEL, "timer"
         return None
+
+    def is_host(self, token: str | None) -> bool:
+        """Whether `token` is the host token, or the seat token of the host's seat."""
+        if matches(token, self.hosting.host_hash):
+            return True
+        seat = self.hosting.host_seat
+        return seat is not None and matches(token, self.seats[seat].token_hash)
+
+    def invited(self, invite: str | None, host_token: str | None) -> bool:
+        """Whether someone may sit down or add a bot: any listed table, or the invite (or
+        the host's token) of an unlisted one."""
+        return (
+            self.hosting.listed
+            or matches(invite, self.hosting.invite_hash)
+            or matches(host_token, self.hosting.host_hash)
+        )
+
+    def has_controls(self, listener: Listener) -> bool:
+        """Whether this socket may use the host controls."""
+        seat = self.hosting.host_seat
+        return listener in self.host_listeners or (seat is not None and listener.seat == seat)
 
     def idle_for(self, now: float) -> float | None:
         """Seconds since the room was last used, or None while anything needs it: a
@@ -188,6 +235,7 @@ class Room:
             or (self.bot_task is not None and not self.bot_task.done())
             or any(not task.done() for task in self.grace_tasks.values())
             or self.bot_seat() is not None
+            or (self.status == "playing" and self.hosting.deadline is not None)
         ):
             return None
         return now - self.touched
@@ -206,19 +254,28 @@ class Room:
             scores=game.scores if game is not None else [],
             winner=game.winner if game is not None else None,
             hands_played=len(game.hand_results) if game is not None else 0,
+            hosting=self.hosting,
         )
 
     def public(self) -> dict[str, Any]:
         """Public table info (docs/protocol.md): never a token, never a hidden card."""
         return public_table(self.summary())
 
-    def state_message(self, seat: int | None, view: Any) -> dict[str, Any]:
+    def state_message(
+        self, listener: Listener, view: Any, table: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """One socket's `state`: its view, the public table (built once per broadcast and
+        passed in), the timer, and whether it holds the host's controls."""
         return {
             "type": "state",
             "version": self.version,
-            "seat": seat,
+            "seat": listener.seat,
             "state": view,
-            "table": self.public(),
+            "table": table if table is not None else self.public(),
+            "host": self.has_controls(listener),
+            "deadline": iso_ms(self.hosting.deadline),
+            "server_time": iso_ms(utcnow()),
+            "timer_moves": self.timer_moves,
         }
 
     def view(self, seat: int | None) -> Any:
@@ -241,6 +298,10 @@ def public_table(table: TableSummary) -> dict[str, Any]:
         "winner": table.winner,
         "hands_played": table.hands_played,
         "created": iso(table.created),
+        "listed": table.hosting.listed,
+        "host_seat": table.hosting.host_seat,
+        "turn_seconds": table.hosting.turn_seconds,
+        "deadline": iso_ms(table.hosting.deadline),
     }
 
 
@@ -253,10 +314,11 @@ def public_seat(seat: SeatRecord) -> dict[str, Any]:
     }
     if seat.autoplay:
         info["autoplay"] = True
+        info["autoplay_reason"] = seat.autoplay_reason or "away"
     return info
 
 
-def hand_fields(result: dict[str, Any]) -> dict[str, Any]:
+def hand_fields(result: dict[str, Any], timer_moves: list[dict[str, Any]]) -> dict[str, Any]:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils)."""
     return {
@@ -265,6 +327,7 @@ def hand_fields(result: dict[str, Any]) -> dict[str, Any]:
         "tricks": result["tricks"],
         "deal": result["deal"],
         "sides": result["sides"],
+        "timer_moves": timer_moves,
     }
 
 
@@ -324,8 +387,9 @@ class TableHub:
             # Holding the lock, no change is half done: a bot is asleep or waiting.
             async with room.lock:
                 tasks = [*room.grace_tasks.values()]
-                if room.bot_task is not None:
-                    tasks.append(room.bot_task)
+                for task in (room.bot_task, room.timer_task, room.host_task):
+                    if task is not None:
+                        tasks.append(task)
                 for task in tasks:
                     task.cancel()
                 for listener in list(room.listeners):
@@ -350,8 +414,9 @@ class TableHub:
                     raise no_such_table()
                 room = Room(record, self.settings.chat_history)
                 self.rooms[table_id] = room
-                # A bot turn waiting here may have lost its driver (a process that died).
-                self._schedule_bots(room)
+                # A bot turn or a countdown waiting here may have lost its driver (a process
+                # that died).
+                self._follow(room)
         return room
 
     async def _current(self, room: Room) -> Room:
@@ -371,34 +436,62 @@ class TableHub:
 
     # -- HTTP-side changes -------------------------------------------------------
 
-    async def create_table(self, name: str | None, rules: Rules) -> Room:
+    async def create_table(
+        self, name: str | None, rules: Rules, listed: bool = False, turn_seconds: int | None = None
+    ) -> tuple[Room, str, str]:
+        """A new table; returns its room, its invite and the host token (each shown once,
+        stored only as a hash)."""
         table_id = secrets.token_urlsafe(6)
+        invite, host_token = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
+        hosts = Hosting(
+            listed=listed,
+            invite_hash=hash_token(invite),
+            host_hash=hash_token(host_token),
+            turn_seconds=turn_seconds,
+        )
         await self.store.create_table(
-            table_id, name or f"Table {table_id}", rules.model_dump(mode="json"), rules.players
+            table_id,
+            name or f"Table {table_id}",
+            rules.model_dump(mode="json"),
+            rules.players,
+            hosts,
         )
         OPEN_TABLES.inc()
         room = await self.room(table_id)
-        log.info("table created", table=table_id, version=room.version)
-        return room
+        log.info("table created", table=table_id, version=room.version, listed=listed)
+        return room, invite, host_token
 
-    async def take_seat(self, table_id: str, seat: int, name: str) -> str:
-        """Seat a person; returns their token (shown once, stored only as a hash)."""
+    async def take_seat(
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        invite: str | None = None,
+        host_token: str | None = None,
+    ) -> str:
+        """Seat a person; returns their token (shown once, stored only as a hash). The
+        host's token makes the seat the host's."""
         room = await self.room(table_id)
         token = secrets.token_urlsafe(24)
 
         async def take(room: Room) -> None:
+            self._check_invite(room, invite, host_token)
             current = self._empty_seat(room, seat)
             taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
-            await self._write_seat(room, taken)
+            host = {"host_seat": seat} if matches(host_token, room.hosting.host_hash) else {}
+            await self._write_seats(room, [taken], **host)
 
         await self._mutate(room, take)
         await self._mutate(room, self._start_if_full)
         return token
 
-    async def add_bot(self, table_id: str, seat: int, level: str) -> None:
+    async def add_bot(
+        self, table_id: str, seat: int, level: str, invite: str | None = None
+    ) -> None:
         room = await self.room(table_id)
 
         async def seat_bot(room: Room) -> None:
+            self._check_invite(room, invite, None)
             current = self._empty_seat(room, seat)
             bot = SeatRecord(current.seat, name=f"Bot ({level})", bot=level, connected=True)
             await self._write_seat(room, bot)
@@ -407,16 +500,23 @@ class TableHub:
         await self._mutate(room, self._start_if_full)
 
     async def leave_seat(self, table_id: str, seat: int, token: str) -> None:
+        """The seat's player leaves, or the host removes whoever sits there; before the
+        game starts."""
         room = await self.room(table_id)
 
         async def leave(room: Room) -> None:
             if not 0 <= seat < len(room.seats):
                 raise no_such_seat()
-            if await self._seat_for(room, token) != seat:
-                raise TableError("bad_token", "That token does not hold this seat.", 401)
+            if await self._seat_for(room, token) != seat and not room.is_host(token):
+                raise TableError(
+                    "bad_token", "Only the seat's player or the host can empty this seat.", 401
+                )
             if room.status != "waiting":
                 raise TableError("started", "The game has started; the seat is kept.", 409)
-            await self._write_seat(room, SeatRecord(seat))
+            if room.seats[seat].name is None:
+                raise TableError("seat_empty", "That seat is already empty.", 409)
+            host = self._host_after_leaving(room, seat)
+            await self._write_seats(room, [SeatRecord(seat)], **host)
             await self._unseat(room, {seat} & room.held_seats())
 
         await self._mutate(room, leave)
@@ -435,9 +535,187 @@ class TableHub:
 
         return await self._mutate(room, again)
 
+    # -- host controls -------------------------------------------------------------
+
+    async def move_seat(self, table_id: str, token: str, seat: int, to: int) -> Room:
+        """Before the game: the occupant of `seat` moves to `to`; an occupant there swaps."""
+        room = await self.room(table_id)
+
+        async def move(room: Room) -> Room:
+            await self._host_check(room, token, "move players")
+            self._seat_range(room, seat)
+            self._seat_range(room, to)
+            if room.status != "waiting":
+                raise TableError("started", "Players can only move before the game starts.", 409)
+            if room.seats[seat].name is None:
+                raise TableError("seat_empty", "Nobody sits in that seat.", 409)
+            if seat == to:
+                raise TableError("same_seat", "Choose another seat to move to.", 409)
+            first, second = room.seats[seat], room.seats[to]
+            swap = {seat: to, to: seat}
+            host_seat = room.hosting.host_seat
+            host = swap.get(host_seat, host_seat) if host_seat is not None else None
+            # The sockets follow their players, so that the broadcast shows each its seat.
+            moved = [listener for listener in room.listeners if listener.seat in swap]
+            for listener in moved:
+                listener.seat = swap[listener.seat]
+            try:
+                await self._write_seats(
+                    room, [replace(second, seat=seat), replace(first, seat=to)], host_seat=host
+                )
+            except BaseException:
+                for listener in moved:
+                    listener.seat = swap[listener.seat]
+                raise
+            await self._seats_moved(room, {seat, to})
+            return room
+
+        return await self._mutate(room, move)
+
+    async def stand_in(self, table_id: str, token: str, seat: int) -> Room:
+        """During a game: a bot plays for the away player of `seat` until they return."""
+        room = await self.room(table_id)
+
+        async def stand(room: Room) -> Room:
+            await self._host_check(room, token, "hand a seat to a bot")
+            current = self._seat_range(room, seat)
+            if room.status != "playing":
+                raise TableError("not_playing", "A bot can stand in only during a game.", 409)
+            if current.token_hash is None:
+                raise TableError("not_a_person", "No player sits in that seat.", 409)
+            if current.connected:
+                raise TableError(
+                    "present",
+                    f"{current.name} is at the table; a bot only plays for a player who is away.",
+                    409,
+                )
+            if current.autoplay:
+                raise TableError("autoplay", "A bot already plays for that seat.", 409)
+            task = room.grace_tasks.pop(seat, None)
+            if task is not None:
+                task.cancel()
+            await self._write_seat(room, replace(current, autoplay=True, autoplay_reason="away"))
+            log.info("host handed a seat to a bot", table=room.id, version=room.version, seat=seat)
+            return room
+
+        return await self._mutate(room, stand)
+
+    async def reissue_seat(self, table_id: str, token: str, seat: int, name: str | None) -> str:
+        """Give a seat to a new person: a fresh token (returned), the old one stops working.
+        A bot's seat becomes a person's, the bot playing for them until they arrive."""
+        room = await self.room(table_id)
+        fresh = secrets.token_urlsafe(24)
+
+        async def reissue(room: Room) -> None:
+            await self._host_check(room, token, "give a seat to someone new")
+            current = self._seat_range(room, seat)
+            if current.name is None:
+                raise TableError(
+                    "seat_empty", "That seat is empty: anyone with the invite can take it.", 409
+                )
+            playing = room.status == "playing"
+            was_bot = current.bot is not None
+            given = replace(
+                current,
+                name=name or (f"Player {seat + 1}" if was_bot else current.name),
+                token_hash=hash_token(fresh),
+                bot=None,
+                connected=False,
+                autoplay=current.autoplay or (playing and was_bot),
+                autoplay_reason=current.autoplay_reason
+                or ("away" if playing and was_bot else None),
+                timeouts=0,
+            )
+            # The old token's sockets watch from now on (before the broadcast of the change).
+            for listener in room.listeners:
+                if listener.seat == seat:
+                    listener.send(
+                        error("bad_token", "The host gave your seat to someone else; watching.")
+                    )
+            await self._unseat(room, {seat})
+            await self._write_seat(room, given)
+            log.info("seat re-issued", table=room.id, version=room.version, seat=seat)
+
+        await self._mutate(room, reissue)
+        return fresh
+
+    async def set_timer(self, table_id: str, token: str, turn_seconds: int | None) -> Room:
+        """Change the turn timer; a running countdown starts again from now."""
+        room = await self.room(table_id)
+
+        async def change(room: Room) -> Room:
+            await self._host_check(room, token, "change the turn timer")
+            self._not_ended(room)
+            turn = room.game.turn if room.game is not None and room.status == "playing" else []
+            deadline = fresh_deadline(turn_seconds, turn, utcnow())
+            await self._write_seats(room, [], turn_seconds=turn_seconds, deadline=deadline)
+            return room
+
+        return await self._mutate(room, change)
+
+    async def end_table(self, table_id: str, token: str) -> None:
+        """The host closes the table: the game stops, nothing more can be changed."""
+        room = await self.room(table_id)
+
+        async def end(room: Room) -> None:
+            await self._host_check(room, token, "end the table")
+            self._not_ended(room)
+            was_open = room.status in ("waiting", "playing")
+            await self._write_seats(room, [], status="ended", deadline=None)
+            if was_open:
+                OPEN_TABLES.dec()
+            for task in room.grace_tasks.values():
+                task.cancel()
+            room.grace_tasks.clear()
+            log.info("table ended by its host", table=room.id, version=room.version)
+
+        await self._mutate(room, end)
+
+    async def _host_check(self, room: Room, token: str | None, what: str) -> None:
+        """Refuse (403) unless `token` carries the host's controls; an unknown token may be
+        one another process just gave out, so look again in the database first."""
+        if room.is_host(token):
+            return
+        await self._reload(room)
+        if not room.is_host(token):
+            raise TableError("not_host", f"Only the host can {what}.", 403)
+
+    @staticmethod
+    def _check_invite(room: Room, invite: str | None, host_token: str | None) -> None:
+        if not room.invited(invite, host_token):
+            raise TableError(
+                "no_invite",
+                "This table is private: open the invite link from its host to sit down.",
+                403,
+            )
+
+    @staticmethod
+    def _not_ended(room: Room) -> None:
+        if room.status == "ended":
+            raise TableError("ended", "The host ended this table.", 409)
+
+    @staticmethod
+    def _seat_range(room: Room, seat: int) -> SeatRecord:
+        if not 0 <= seat < len(room.seats):
+            raise no_such_seat()
+        return room.seats[seat]
+
+    @staticmethod
+    def _host_after_leaving(room: Room, seat: int) -> dict[str, Any]:
+        """Table fields to write when `seat` is emptied: the host role passes on if it was
+        the host's (the host token then stops working); nothing otherwise."""
+        if room.hosting.host_seat != seat:
+            return {}
+        successor = next_host(room.seats, seat)
+        if successor is None:
+            return {"host_seat": None}  # nobody else sits: the host token keeps the role
+        return {"host_seat": successor, "host_hash": None}
+
     # -- socket-side changes -----------------------------------------------------
 
-    async def join(self, room: Room, listener: Listener, token: str | None) -> None:
+    async def join(
+        self, room: Room, listener: Listener, token: str | None, host_token: str | None = None
+    ) -> None:
         """A socket said hello: authenticate, mark the seat present, send the state."""
 
         async def hello(room: Room) -> None:
@@ -446,6 +724,12 @@ class TableHub:
                 listener.send(error("bad_token", "That token holds no seat here; watching."))
             if listener in room.listeners and listener.seat != seat:
                 await self._drop_listener(room, listener)
+            if matches(host_token, room.hosting.host_hash):
+                room.host_listeners.add(listener)
+            else:
+                room.host_listeners.discard(listener)
+            if seat is not None and token is not None:
+                room.holders[listener] = hash_token(token)
             if seat is not None:
                 # Counted as present everywhere before anything else can look.
                 await self.notices.renew_seats(
@@ -460,7 +744,7 @@ class TableHub:
                 self._roles[id(listener)] = role
                 CONNECTED_SOCKETS.labels(role=role).inc()
             room.listeners.add(listener)
-            message = room.state_message(seat, room.view(seat))
+            message = room.state_message(listener, room.view(seat))
             message["chat"] = list(room.chat)
             listener.send(message)
 
@@ -473,6 +757,8 @@ class TableHub:
         room = self.rooms.get(room.id, room)
         if listener not in room.listeners:
             return
+        room.host_listeners.discard(listener)
+        room.holders.pop(listener, None)
         if self.closing:
             room.listeners.discard(listener)
             CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
@@ -505,9 +791,26 @@ class TableHub:
             await self._mutate(room, move)
         except TableError as refusal:
             REFUSED_ACTIONS.labels(code=refusal.code).inc()
-            listener.send(error(refusal.code, refusal.message, act_id))
+            listener.send(error(refusal.code, refusal.message, act_id, refusal.reason))
             return
         ACTION_LATENCY.observe(time.perf_counter() - started)
+
+    async def take_back(self, room: Room, listener: Listener) -> None:
+        """`back`: a player on autoplay plays for themselves again."""
+
+        async def back(room: Room) -> None:
+            seat = listener.seat
+            if seat is None:
+                raise TableError("not_seated", "Spectators have no seat to take back.")
+            current = room.seats[seat]
+            if not current.autoplay:
+                raise TableError("not_autoplay", "No bot is playing for you; play on.")
+            await self._write_seat(room, self._playing_again(current))
+
+        try:
+            await self._mutate(room, back)
+        except TableError as refusal:
+            listener.send(error(refusal.code, refusal.message))
 
     async def chat(self, room: Room, listener: Listener, text: Any) -> None:
         if not isinstance(text, str) or not text.strip():
@@ -650,9 +953,20 @@ class TableHub:
                     listener.send({"type": "chat", **line})
         if room.version == seen:
             return
-        await self._unseat(room, {s for s in room.held_seats() if room.seats[s].token_hash is None})
+        # Sockets whose token no longer holds their seat (emptied or given to someone new).
+        await self._unseat(
+            room,
+            {
+                listener.seat
+                for listener in room.listeners
+                if listener.seat is not None
+                and room.holders.get(listener) != room.seats[listener.seat].token_hash
+            },
+        )
+        if room.hosting.host_hash is None:
+            room.host_listeners.clear()
         self._broadcast(room)
-        self._schedule_bots(room)
+        self._follow(room)
 
     async def _unseat(self, room: Room, seats: set[int]) -> None:
         """The sockets on these emptied seats watch from now on; this process no longer
@@ -660,24 +974,43 @@ class TableHub:
         for listener in room.listeners:
             if listener.seat in seats:
                 listener.seat = None
+                room.holders.pop(listener, None)
         for seat in seats:
             await self.notices.seat_closed(room.id, seat)
 
+    async def _seats_moved(self, room: Room, seats: set[int]) -> None:
+        """Presence across processes after sockets moved between these seats."""
+        held = room.held_seats()
+        await self.notices.renew_seats(
+            [(room.id, seat) for seat in sorted(seats & held)],
+            self.settings.presence_expiry_seconds,
+        )
+        for seat in seats - held:
+            await self.notices.seat_closed(room.id, seat)
+
     def _broadcast(self, room: Room) -> None:
-        """Each listener gets its own view, computed now (once per seat)."""
+        """Each listener gets its own view, computed now (once per seat); the public table
+        once for all."""
         views: dict[int | None, Any] = {}
+        table = room.public()
         for listener in room.listeners:
             seat = listener.seat
             if seat not in views:
                 views[seat] = room.view(seat)
-            listener.send(room.state_message(seat, views[seat]))
+            listener.send(room.state_message(listener, views[seat], table))
 
     async def _committed(self, room: Room) -> None:
-        """After a commit: broadcast, tell other processes, let bots move."""
+        """After a commit: broadcast, tell other processes, let bots and timers move."""
         room.touched = time.monotonic()
         self._broadcast(room)
         await self.notices.publish(room.id, room.version)
+        self._follow(room)
+
+    def _follow(self, room: Room) -> None:
+        """What a room's new state asks for: bots to move, the turn timer, the host watch."""
         self._schedule_bots(room)
+        self._schedule_timer(room)
+        self._watch_host(room)
 
     def _empty_seat(self, room: Room, seat: int) -> SeatRecord:
         if not 0 <= seat < len(room.seats):
@@ -688,11 +1021,29 @@ class TableHub:
         return current
 
     async def _write_seat(self, room: Room, seat: SeatRecord) -> None:
+        await self._write_seats(room, [seat])
+
+    async def _write_seats(self, room: Room, seats: list[SeatRecord], **table_fields: Any) -> None:
+        """Store seats and table fields (`status`, or those of `Hosting`) as one change."""
         new = room.version + 1
-        await self.store.update_seat(room.id, room.version, new, seat)
-        room.seats[seat.seat] = seat
+        await self.store.update_seats(room.id, room.version, new, seats, **table_fields)
+        for seat in seats:
+            room.seats[seat.seat] = seat
         room.version = new
-        log.info("seat changed", table=room.id, version=new, seat=seat.seat)
+        status = table_fields.pop("status", None)
+        if status is not None:
+            room.status = status
+        if table_fields:
+            room.hosting = replace(room.hosting, **table_fields)
+            if room.hosting.host_hash is None:
+                room.host_listeners.clear()
+        log.info(
+            "table changed",
+            table=room.id,
+            version=new,
+            seats=[seat.seat for seat in seats],
+            fields=sorted(table_fields) + (["status"] if status else []),
+        )
         await self._committed(room)
 
     async def _start_if_full(self, room: Room) -> None:
@@ -704,11 +1055,13 @@ class TableHub:
         game = Game(room.rules, seed=seed)
         new = room.version + 1
         number = room.game_number + 1
+        deadline = fresh_deadline(room.hosting.turn_seconds, game.turn, utcnow())
         room.game_id = await self.store.start_game(
-            room.id, room.version, new, number, seed, game.to_state()
+            room.id, room.version, new, number, seed, game.to_state(), deadline
         )
         room.game, room.game_number, room.version, room.status = game, number, new, "playing"
-        room.seq, room.hands_saved = 0, 0
+        room.seq, room.hands_saved, room.timer_moves = 0, 0, []
+        room.hosting = replace(room.hosting, deadline=deadline)
         log.info("game started", table=room.id, version=new, game=number)
         await self._committed(room)
         for seat in room.seats:
@@ -716,19 +1069,24 @@ class TableHub:
             if seat.token_hash is not None and not seat.connected:
                 self._start_grace(room, seat.seat)
 
-    async def _apply(self, room: Room, seat: int, action: dict[str, Any]) -> None:
-        """Validate with the engine, commit, broadcast. Raises TableError on refusal."""
+    async def _apply(
+        self, room: Room, seat: int, action: dict[str, Any], cause: str | None = None
+    ) -> None:
+        """Validate with the engine, commit, broadcast. Raises TableError on refusal.
+        `cause`: who chose the move when not its player ("timer", "autoplay")."""
         game = room.game
+        self._not_ended(room)
         if game is None or room.status == "waiting":
             raise TableError("not_started", "The game has not started yet.")
         if room.status == "over":
             raise TableError("game_over", "The game is over.")
         if seat not in game.turn:
             raise TableError("not_your_turn", "It is not your turn.")
+        turn_before = list(game.turn)
         try:
             game.act(seat, action)
         except IllegalAction as refusal:
-            raise TableError("illegal", str(refusal)) from None
+            raise TableError("illegal", str(refusal), reason=refusal.code) from None
         except Exception:
             # The engine should only raise IllegalAction; rebuild it from the database so a
             # half-applied action cannot survive, and refuse.
@@ -736,13 +1094,54 @@ class TableHub:
             log.exception("engine failed", table=room.id, version=room.version)
             await self._reload(room)
             raise TableError("illegal", "That action is not possible here.") from None
-        await self._record(room, seat, action)
+        await self._record(room, seat, action, cause, turn_before)
 
-    async def _record(self, room: Room, seat: int, action: dict[str, Any]) -> None:
+    def _seat_after(self, current: SeatRecord, cause: str | None) -> SeatRecord | None:
+        """The seat's record after a move (None: unchanged): a timed-out move counts, and
+        the second in a row puts the seat on autoplay; the player's own move clears both."""
+        if current.bot is not None or cause == "autoplay":
+            return None
+        if cause == "timer":
+            timeouts = current.timeouts + 1
+            if timeouts >= TIMEOUTS_TO_AUTOPLAY:
+                return replace(current, timeouts=timeouts, autoplay=True, autoplay_reason="timer")
+            return replace(current, timeouts=timeouts)
+        if current.timeouts or current.autoplay:
+            return self._playing_again(current)
+        return None
+
+    @staticmethod
+    def _playing_again(current: SeatRecord) -> SeatRecord:
+        return replace(current, timeouts=0, autoplay=False, autoplay_reason=None)
+
+    async def _record(
+        self,
+        room: Room,
+        seat: int,
+        action: dict[str, Any],
+        cause: str | None,
+        turn_before: list[int],
+    ) -> None:
         game = room.game
         assert game is not None and room.game_id is not None
         results = game.hand_results[room.hands_saved :]
         over = game.winner is not None or game.phase == "over"
+        timer_moves = room.timer_moves
+        if cause == "timer":
+            timer_moves = [*timer_moves, {"seat": seat, "action": public_action(action)}]
+        changed = self._seat_after(room.seats[seat], cause)
+        deadline = (
+            None
+            if over
+            else next_deadline(
+                room.hosting.turn_seconds,
+                room.hosting.deadline,
+                turn_before,
+                seat,
+                list(game.turn),
+                utcnow(),
+            )
+        )
         write = ActionWrite(
             table_id=room.id,
             old_version=room.version,
@@ -754,10 +1153,13 @@ class TableHub:
             action=action,
             # A snapshot after each finished hand; resuming replays the log after it.
             snapshot=game.to_state() if results or over else None,
-            new_hands=[hand_fields(result) for result in results],
+            new_hands=[hand_fields(result, timer_moves) for result in results],
             first_hand_number=room.hands_saved + 1,
             winner=game.winner,
             final_scores=game.scores if over else None,
+            deadline=deadline,
+            cause=cause if cause in ("timer", "autoplay") else None,
+            seats=[changed] if changed is not None else [],
         )
         try:
             await self.store.record_action(write)
@@ -775,6 +1177,10 @@ class TableHub:
             raise TableError("unavailable", "The move could not be saved; try again.") from None
         room.version, room.seq, room.status = write.new_version, write.seq, write.status
         room.hands_saved += len(results)
+        room.hosting = replace(room.hosting, deadline=deadline)
+        room.timer_moves = [] if results else timer_moves
+        if changed is not None:
+            room.seats[seat] = changed
         ACTIONS.labels(type=str(action.get("type"))).inc()
         if over:
             OPEN_TABLES.dec()
@@ -783,16 +1189,17 @@ class TableHub:
 
     # -- presence and bots -------------------------------------------------------
 
-    async def _mark_present(self, room: Room, seat: int) -> None:
+    async def _mark_present(self, room: Room, seat: int, returning: bool = True) -> None:
+        """The seat's player is here. `returning` (their hello): any bot playing for them
+        stops; otherwise (a presence repair) only the stand-in for an away player."""
         task = room.grace_tasks.pop(seat, None)
         if task is not None:
             task.cancel()
         current = room.seats[seat]
-        if not current.connected or current.autoplay:
-            present = SeatRecord(
-                seat, current.name, current.token_hash, current.bot, connected=True
-            )
-            await self._write_seat(room, present)
+        stand_in = current.autoplay and (returning or current.autoplay_reason != "timer")
+        if not current.connected or stand_in:
+            present = replace(current, connected=True)
+            await self._write_seat(room, self._playing_again(present) if stand_in else present)
 
     async def _drop_listener(self, room: Room, listener: Listener) -> None:
         room.listeners.discard(listener)
@@ -804,8 +1211,7 @@ class TableHub:
             return  # another process still holds a socket for the seat: it stays present
         current = room.seats[seat]
         if current.connected and current.token_hash is not None:
-            away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
-            await self._write_seat(room, away)
+            await self._write_seat(room, replace(current, connected=False))
         self._start_grace(room, seat)
 
     def _start_grace(self, room: Room, seat: int) -> None:
@@ -832,10 +1238,7 @@ class TableHub:
             if await self._held_anywhere(room, seat):
                 return False
             room.grace_tasks.pop(seat, None)
-            await self._write_seat(
-                room,
-                SeatRecord(seat, current.name, current.token_hash, current.bot, False, True),
-            )
+            await self._write_seat(room, replace(current, autoplay=True, autoplay_reason="away"))
             return True
 
         with contextlib.suppress(TableError):
@@ -852,7 +1255,7 @@ class TableHub:
 
     async def _restore_presence(self, room: Room) -> None:
         for seat in room.shown_away():
-            await self._mark_present(room, seat)
+            await self._mark_present(room, seat, returning=False)
 
     async def _mark_gone(self, room: Room, seat: int) -> None:
         """A seat shown present whose sockets are gone from every live process (its
@@ -862,8 +1265,7 @@ class TableHub:
             return
         if await self._held_anywhere(room, seat):
             return
-        away = SeatRecord(seat, current.name, current.token_hash, current.bot, False, False)
-        await self._write_seat(room, away)
+        await self._write_seat(room, replace(current, connected=False))
         log.info("seat away, its process gone", table=room.id, version=room.version, seat=seat)
         self._start_grace(room, seat)
 
@@ -938,7 +1340,10 @@ class TableHub:
         try:
             while not self.closing:
                 room.bot_nudge.clear()
-                await asyncio.sleep(self.settings.bot_delay)
+                pending = room.bot_seat()
+                if pending is None or pending[2] != "timer":
+                    # A bot pauses like a person would; a timed-out move has waited enough.
+                    await asyncio.sleep(self.settings.bot_delay)
                 driving = await self.notices.claim_bots(room.id, claim)
                 async with room.lock:
                     turn = None if room.evicted else room.bot_seat()
@@ -960,7 +1365,7 @@ class TableHub:
             if driving:  # cancelled at shutdown: let another process take over at once
                 await self.notices.release_bots(room.id)
 
-    async def _bot_turn(self, room: Room, seat: int, level: str) -> bool:
+    async def _bot_turn(self, room: Room, seat: int, level: str, cause: str | None) -> bool:
         """One bot action, under the room's lock; False when the bots must stop."""
         from server.engine.bots import choose_action
 
@@ -976,7 +1381,7 @@ class TableHub:
             log.exception("bot failed", table=room.id, version=room.version)
             action = room.game.legal(seat)[0]
         try:
-            await self._bot_act(room, seat, action)
+            await self._bot_act(room, seat, action, cause)
         except VersionConflict:
             log.info("version conflict", table=room.id, version=room.version, seat=seat)
             await self._reload(room)
@@ -984,18 +1389,84 @@ class TableHub:
             return False
         return True
 
-    async def _bot_act(self, room: Room, seat: int, action: dict[str, Any]) -> None:
+    async def _bot_act(
+        self, room: Room, seat: int, action: dict[str, Any], cause: str | None
+    ) -> None:
         """Apply a bot's choice; a refused choice is a bot bug: play the first legal action."""
         try:
-            await self._apply(room, seat, action)
+            await self._apply(room, seat, action, cause)
         except TableError as refusal:
             if room.evicted:  # the write failed and the room was dropped (`_forget`)
                 raise
             ERRORS.labels(where="bot").inc()
             log.error("bot refused", table=room.id, version=room.version, code=refusal.code)
             assert room.game is not None
-            await self._apply(room, seat, room.game.legal(seat)[0])
+            await self._apply(room, seat, room.game.legal(seat)[0], cause)
+
+    # -- the turn timer and the host's absence -----------------------------------------
+
+    def _schedule_timer(self, room: Room) -> None:
+        """Wake the bots when the current deadline passes (a new deadline replaces the
+        wait for the old one)."""
+        deadline = room.hosting.deadline
+        task = room.timer_task
+        if task is not None and not task.done():
+            if getattr(task, "deadline", None) == deadline:
+                return
+            task.cancel()
+        room.timer_task = None
+        if self.closing or room.evicted or deadline is None or room.status != "playing":
+            return
+        room.timer_task = asyncio.create_task(self._await_deadline(room, deadline))
+        room.timer_task.deadline = deadline  # type: ignore[attr-defined]
+
+    async def _await_deadline(self, room: Room, deadline: datetime) -> None:
+        # The event loop's clock and the wall clock drift apart: wait until the wall clock
+        # has passed the deadline, then let the bot driver make the move.
+        while (left := (deadline - utcnow()).total_seconds()) >= 0:
+            await asyncio.sleep(left + 0.01)
+        self._schedule_bots(room)
+
+    def _watch_host(self, room: Room) -> None:
+        """While the host's seat is away and another player is here, count down to
+        handing the role on; stop counting when the host is back."""
+        seat = room.hosting.host_seat
+        away = (
+            seat is not None
+            and room.status != "ended"
+            and not room.seats[seat].connected
+            and room.seats[seat].token_hash is not None
+            and next_host(room.seats, seat) is not None
+            and room.seats[next_host(room.seats, seat)].connected  # type: ignore[index]
+        )
+        task = room.host_task
+        if task is not None and not task.done():
+            if away:
+                return
+            task.cancel()
+        room.host_task = None
+        if away and not self.closing and not room.evicted:
+            room.host_task = asyncio.create_task(self._host_away(room))
+
+    async def _host_away(self, room: Room) -> None:
+        await asyncio.sleep(self.settings.host_away_seconds)
+
+        async def hand_on(room: Room) -> None:
+            seat = room.hosting.host_seat
+            if seat is None or room.seats[seat].connected or room.status == "ended":
+                return
+            successor = next_host(room.seats, seat)
+            if successor is None or not room.seats[successor].connected:
+                return
+            await self._write_seats(room, [], host_seat=successor, host_hash=None)
+            log.info("host role passed on", table=room.id, version=room.version, seat=successor)
+
+        room.host_task = None
+        with contextlib.suppress(TableError):
+            await self._mutate(room, hand_on)
 
 
-def error(code: str, message: str, act_id: Any = None) -> dict[str, Any]:
-    return {"type": "error", "id": act_id, "code": code, "message": message}
+def error(code: str, message: str, act_id: Any = None, reason: str | None = None) -> dict[str, Any]:
+    """An `error` message; `reason` (the engine's refusal code) only when there is one."""
+    message_fields = {"type": "error", "id": act_id, "code": code, "message": message}
+    return message_fields | {"reason": reason} if reason is not None else message_fields

@@ -55,11 +55,22 @@ class TableRow(Base):
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     rules: Mapped[dict[str, Any]]
-    # "waiting" | "playing" | "over"
+    # "waiting" | "playing" | "over" | "ended" (the host closed the table)
     status: Mapped[str] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Shown in the lobby; an unlisted table is reached by its link, seats by its invite.
+    listed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # SHA-256 hex of the invite and of the host token; the secrets themselves are not stored.
+    invite_hash: Mapped[str | None] = mapped_column(String(64))
+    host_hash: Mapped[str | None] = mapped_column(String(64))
+    # The seat whose player holds the host's controls (None until the host sits down).
+    host_seat: Mapped[int | None] = mapped_column(Integer)
+    # The turn timer: seconds per move (None: no timer), and the moment the seats on turn
+    # must act by; stored so that a restart neither resets nor forgets a countdown.
+    turn_seconds: Mapped[int | None] = mapped_column(Integer)
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class SeatRow(Base):
@@ -76,8 +87,12 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64))
     bot: Mapped[str | None] = mapped_column(String(32))
     connected: Mapped[bool] = mapped_column(Boolean, default=False)
-    # A bot plays for an absent player until they return (grace time passed).
+    # A bot plays for the player until they return: "away" (grace time passed, or the
+    # host handed the seat to a bot) or "timer" (two moves in a row timed out); None: no.
     autoplay: Mapped[bool] = mapped_column(Boolean, default=False)
+    autoplay_reason: Mapped[str | None] = mapped_column(String(16))
+    # Moves in a row the turn timer made for this seat.
+    timeouts: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class GameRow(Base):
@@ -115,6 +130,8 @@ class HandRow(Base):
     deal: Mapped[list[Any]]
     # [{"points": int, "score": int, "bags": int}] per side, after the hand.
     sides: Mapped[list[Any]]
+    # [{"seat": int, "action": {...}}]: the moves the turn timer made in this hand.
+    timer_moves: Mapped[list[Any] | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):
@@ -129,6 +146,8 @@ class ActionRow(Base):
     seat: Mapped[int] = mapped_column(Integer)
     action: Mapped[dict[str, Any]]
     version: Mapped[int] = mapped_column(Integer)
+    # Who chose the move when not its player: "timer" (the turn timer ran out); None.
+    cause: Mapped[str | None] = mapped_column(String(16))
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

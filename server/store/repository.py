@@ -40,6 +40,36 @@ class SeatRecord:
     bot: str | None = None
     connected: bool = False
     autoplay: bool = False
+    # Why a bot plays for the player: "away" or "timer" (None when `autoplay` is off).
+    autoplay_reason: str | None = None
+    # Moves in a row the turn timer made for this seat.
+    timeouts: int = 0
+
+
+def seat_record(row: SeatRow) -> SeatRecord:
+    return SeatRecord(
+        row.seat,
+        row.name,
+        row.token_hash,
+        row.bot,
+        row.connected,
+        row.autoplay,
+        row.autoplay_reason,
+        row.timeouts,
+    )
+
+
+@dataclass
+class Hosting:
+    """Who may use a table's host controls and join it: secrets as hashes, the host's
+    seat, the listing and the turn timer."""
+
+    listed: bool = True
+    invite_hash: str | None = None
+    host_hash: str | None = None
+    host_seat: int | None = None
+    turn_seconds: int | None = None
+    deadline: datetime | None = None
 
 
 @dataclass
@@ -52,6 +82,8 @@ class GameRecord:
     # Actions logged after the snapshot, in order: (seq, seat, action).
     later_actions: list[tuple[int, int, dict[str, Any]]]
     hands_saved: int
+    # The seats and actions of the later actions the turn timer made (this hand's).
+    timer_actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
 
 @dataclass
@@ -64,6 +96,7 @@ class TableRecord:
     game_number: int
     created: datetime
     seats: list[SeatRecord]
+    hosting: Hosting = field(default_factory=Hosting)
     game: GameRecord | None = None
     chat: list[dict[str, Any]] = field(default_factory=list)
 
@@ -85,6 +118,7 @@ class TableSummary:
     scores: list[dict[str, int]]
     winner: int | None
     hands_played: int
+    hosting: Hosting = field(default_factory=Hosting)
 
 
 @dataclass
@@ -104,6 +138,25 @@ class ActionWrite:
     first_hand_number: int
     winner: int | None
     final_scores: list[Any] | None
+    # The turn timer's new deadline (None: none), who chose the move when not its player
+    # ("timer"), and seats whose record changes with the move (timeouts, autoplay).
+    deadline: datetime | None = None
+    cause: str | None = None
+    seats: list[SeatRecord] = field(default_factory=list)
+
+
+def hosting(table: TableRow) -> Hosting:
+    return Hosting(
+        listed=table.listed,
+        invite_hash=table.invite_hash,
+        host_hash=table.host_hash,
+        host_seat=table.host_seat,
+        turn_seconds=table.turn_seconds,
+        # SQLite hands back naive datetimes: they are UTC.
+        deadline=table.deadline.replace(tzinfo=table.deadline.tzinfo or UTC)
+        if table.deadline is not None
+        else None,
+    )
 
 
 def chat_line(row: ChatRow) -> dict[str, Any]:
@@ -159,6 +212,7 @@ def summary(
         scores=scores,
         winner=winner,
         hands_played=number,
+        hosting=hosting(table),
     )
 
 
@@ -171,17 +225,35 @@ class TableStore:
         self.chat_history = chat_history
 
     async def create_table(
-        self, table_id: str, name: str, rules: dict[str, Any], players: int
+        self,
+        table_id: str,
+        name: str,
+        rules: dict[str, Any],
+        players: int,
+        hosts: Hosting | None = None,
     ) -> None:
+        """A new table with empty seats; `hosts` says how it is reached (listed, no
+        secrets, when not given)."""
+        hosts = hosts or Hosting()
         async with self.sessions.begin() as session:
             session.add(
                 TableRow(
-                    id=table_id, name=name, rules=rules, status="waiting", version=1, game_number=0
+                    id=table_id,
+                    name=name,
+                    rules=rules,
+                    status="waiting",
+                    version=1,
+                    game_number=0,
+                    listed=hosts.listed,
+                    invite_hash=hosts.invite_hash,
+                    host_hash=hosts.host_hash,
+                    host_seat=hosts.host_seat,
+                    turn_seconds=hosts.turn_seconds,
                 )
             )
             await session.flush()
             session.add_all(
-                SeatRow(table_id=table_id, seat=seat, connected=False, autoplay=False)
+                SeatRow(table_id=table_id, seat=seat, connected=False, autoplay=False, timeouts=0)
                 for seat in range(players)
             )
 
@@ -217,10 +289,8 @@ class TableStore:
             version=table.version,
             game_number=table.game_number,
             created=table.created,
-            seats=[
-                SeatRecord(s.seat, s.name, s.token_hash, s.bot, s.connected, s.autoplay)
-                for s in seats
-            ],
+            seats=[seat_record(s) for s in seats],
+            hosting=hosting(table),
         )
         game = await session.scalar(
             select(GameRow).where(GameRow.table_id == table.id, GameRow.number == table.game_number)
@@ -228,7 +298,7 @@ class TableStore:
         if game is not None:
             later = (
                 await session.execute(
-                    select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                    select(ActionRow.seq, ActionRow.seat, ActionRow.action, ActionRow.cause)
                     .where(ActionRow.game_id == game.id, ActionRow.seq > game.snapshot_seq)
                     .order_by(ActionRow.seq)
                 )
@@ -242,8 +312,11 @@ class TableStore:
                 seed=game.seed,
                 snapshot=game.snapshot,
                 snapshot_seq=game.snapshot_seq,
-                later_actions=[(seq, seat, action) for seq, seat, action in later],
+                later_actions=[(seq, seat, action) for seq, seat, action, _cause in later],
                 hands_saved=hands or 0,
+                timer_actions=[
+                    (seat, action) for _seq, seat, action, cause in later if cause == "timer"
+                ],
             )
         chat = (
             await session.scalars(
@@ -260,13 +333,14 @@ class TableStore:
         self, statuses: tuple[str, ...], limit: int = 100, with_bots: bool = False
     ) -> list[str]:
         """Ids of tables in these statuses, newest first; `with_bots`: only tables where a
-        bot plays a seat (a bot's own, or an absent player's on autoplay)."""
+        bot plays a seat (a bot's own, or an absent player's on autoplay) or a turn timer
+        runs (it makes a bot's move when it passes)."""
         query = select(TableRow.id).where(TableRow.status.in_(statuses))
         if with_bots:
             botted = select(SeatRow.table_id).where(
                 SeatRow.bot.is_not(None) | SeatRow.autoplay.is_(True)
             )
-            query = query.where(TableRow.id.in_(botted))
+            query = query.where(TableRow.id.in_(botted) | TableRow.deadline.is_not(None))
         async with self.sessions() as session:
             rows = await session.scalars(
                 query.order_by(TableRow.created.desc(), TableRow.id).limit(limit)
@@ -281,9 +355,9 @@ class TableStore:
             return count or 0
 
     async def summaries(self, statuses: tuple[str, ...], limit: int = 100) -> list[TableSummary]:
-        """Tables in these statuses, newest first, as the lobby lists them: three queries
-        whatever the number of tables (tables with their current game, seats, the latest
-        hand of each of those games), and no game is replayed."""
+        """Listed tables in these statuses, newest first, as the lobby lists them: three
+        queries whatever the number of tables (tables with their current game, seats, the
+        latest hand of each of those games), and no game is replayed."""
         async with self.sessions() as session:
             await self._one_snapshot(session)
             rows = (
@@ -294,7 +368,7 @@ class TableStore:
                         (GameRow.table_id == TableRow.id)
                         & (GameRow.number == TableRow.game_number),
                     )
-                    .where(TableRow.status.in_(statuses))
+                    .where(TableRow.status.in_(statuses), TableRow.listed.is_(True))
                     .order_by(TableRow.created.desc(), TableRow.id)
                     .limit(limit)
                 )
@@ -304,9 +378,7 @@ class TableStore:
             for s in await session.scalars(
                 select(SeatRow).where(SeatRow.table_id.in_(ids)).order_by(SeatRow.seat)
             ):
-                seats[s.table_id].append(
-                    SeatRecord(s.seat, s.name, s.token_hash, s.bot, s.connected, s.autoplay)
-                )
+                seats[s.table_id].append(seat_record(s))
             game_ids = [game_id for _table, game_id, *_ in rows if game_id is not None]
             latest = (
                 select(HandRow.game_id, func.max(HandRow.number).label("number"))
@@ -340,12 +412,18 @@ class TableStore:
         if result.rowcount != 1:
             raise VersionConflict(table_id)
 
-    async def update_seat(
-        self, table_id: str, old: int, new: int, seat: SeatRecord, **table_fields: Any
+    async def update_seats(
+        self, table_id: str, old: int, new: int, seats: list[SeatRecord], **table_fields: Any
     ) -> None:
-        """Write one seat's fields (taken, left, bot, presence, autoplay) with a version bump."""
+        """Write seats' fields (taken, left, moved, bot, presence, autoplay) and any table
+        fields (host, timer, status) with one version bump."""
         async with self.sessions.begin() as session:
             await self._bump(session, table_id, old, new, **table_fields)
+            await self._write_seats(session, table_id, seats)
+
+    @staticmethod
+    async def _write_seats(session: AsyncSession, table_id: str, seats: list[SeatRecord]) -> None:
+        for seat in seats:
             await session.execute(
                 update(SeatRow)
                 .where(SeatRow.table_id == table_id, SeatRow.seat == seat.seat)
@@ -355,15 +433,32 @@ class TableStore:
                     bot=seat.bot,
                     connected=seat.connected,
                     autoplay=seat.autoplay,
+                    autoplay_reason=seat.autoplay_reason,
+                    timeouts=seat.timeouts,
                 )
             )
 
     async def start_game(
-        self, table_id: str, old: int, new: int, number: int, seed: int, snapshot: dict[str, Any]
+        self,
+        table_id: str,
+        old: int,
+        new: int,
+        number: int,
+        seed: int,
+        snapshot: dict[str, Any],
+        deadline: datetime | None = None,
     ) -> int:
         """Record a new game (first game or rematch) and make it the table's current game."""
         async with self.sessions.begin() as session:
-            await self._bump(session, table_id, old, new, status="playing", game_number=number)
+            await self._bump(
+                session,
+                table_id,
+                old,
+                new,
+                status="playing",
+                game_number=number,
+                deadline=deadline,
+            )
             game = GameRow(
                 table_id=table_id,
                 number=number,
@@ -380,8 +475,14 @@ class TableStore:
         """Append one accepted action, its snapshot and any finished hands, atomically."""
         async with self.sessions.begin() as session:
             await self._bump(
-                session, write.table_id, write.old_version, write.new_version, status=write.status
+                session,
+                write.table_id,
+                write.old_version,
+                write.new_version,
+                status=write.status,
+                deadline=write.deadline,
             )
+            await self._write_seats(session, write.table_id, write.seats)
             session.add(
                 ActionRow(
                     game_id=write.game_id,
@@ -389,6 +490,7 @@ class TableStore:
                     seat=write.seat,
                     action=write.action,
                     version=write.new_version,
+                    cause=write.cause,
                 )
             )
             game_fields: dict[str, Any] = {}
@@ -436,6 +538,7 @@ class TableStore:
                     "tricks": row.tricks,
                     "deal": row.deal,
                     "sides": row.sides,
+                    "timer_moves": row.timer_moves or [],
                 }
                 for row in rows
             ]

@@ -10,7 +10,9 @@ from server.engine import PRESETS
 
 
 async def new_table(client: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
-    response = await client.post("/api/tables", json=body or {"name": "Friday"})
+    """A listed table, open to anyone (private tables: test_friends_tables.py)."""
+    body = {"name": "Friday", "listed": True} | body
+    response = await client.post("/api/tables", json=body)
     assert response.status_code == 201, response.text
     return response.json()
 

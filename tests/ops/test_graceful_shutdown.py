@@ -80,7 +80,9 @@ async def test_sigterm_closes_sockets_with_1012_and_exits_cleanly(uvicorn_server
     process, url, log_path, expected_exit = uvicorn_server
     async with httpx.AsyncClient(base_url=url) as client:
         table = (await client.post("/api/tables", json={"rules": {"preset": "standard"}})).json()
-        seat = await client.post(f"/api/tables/{table['id']}/seats/0", json={"name": "Ann"})
+        seat = await client.post(
+            f"/api/tables/{table['id']}/seats/0", json={"name": "Ann", "invite": table["invite"]}
+        )
         token = seat.json()["token"]
     ws_url = url.replace("http", "ws", 1) + f"/ws/tables/{table['id']}"
 

@@ -95,7 +95,7 @@ class TableClient:
 
 
 async def create_table(http: httpx.AsyncClient, rules: dict[str, Any]) -> str:
-    response = await http.post("/api/tables", json={"name": "test", "rules": rules})
+    response = await http.post("/api/tables", json={"name": "test", "rules": rules, "listed": True})
     assert response.status_code == 201, response.text
     return response.json()["id"]
 

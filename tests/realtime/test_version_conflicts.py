@@ -30,7 +30,9 @@ async def test_a_stale_hub_reloads_and_then_decides_on_the_fresh_table(settings)
     first, second = create_app(settings), create_app(settings)
     async with first.router.lifespan_context(first), second.router.lifespan_context(second):
         hub_a, hub_b = first.state.hub, second.state.hub
-        room_a = await hub_a.create_table("race", Rules.preset("standard"))
+        room_a, _invite, _host = await hub_a.create_table(
+            "race", Rules.preset("standard"), listed=True
+        )
         room_b = await hub_b.room(room_a.id)
         tokens = [await hub_a.take_seat(room_a.id, 0, "Ann")]
         assert room_b.version == room_a.version - 1  # B has not heard of it

@@ -23,9 +23,9 @@ async def test_a_write_on_top_of_an_old_version_is_refused(store):
     await store.create_table("t-conflict", "T", {"preset": "standard"}, 4)
     record = await store.load("t-conflict")
     assert record is not None and record.version == 1
-    await store.update_seat("t-conflict", 1, 2, SeatRecord(0, name="Ann"))
+    await store.update_seats("t-conflict", 1, 2, [SeatRecord(0, name="Ann")])
     with pytest.raises(VersionConflict):
-        await store.update_seat("t-conflict", 1, 2, SeatRecord(1, name="Bob"))
+        await store.update_seats("t-conflict", 1, 2, [SeatRecord(1, name="Bob")])
     record = await store.load("t-conflict")
     assert record.version == 2
     assert [seat.name for seat in record.seats] == ["Ann", None, None, None]
