@@ -88,14 +88,15 @@ def fresh_deadline(turn_seconds: int | None, turn: list[int], now: datetime) -> 
 
 
 def public_action(action: dict[str, Any]) -> dict[str, Any]:
-    """What everyone may see of a move: the cards of a pass and a draw's choice are private.
+    """What everyone may see of a move: the cards of a pass, a draw's choice and a blind
+    nil decision (shown by the table when the rules reveal it) are private.
 
     >>> public_action({"type": "play", "card": "5H"})
     {'type': 'play', 'card': '5H'}
     >>> public_action({"type": "pass", "cards": ["AS", "2C"]})
     {'type': 'pass'}
     """
-    if action.get("type") in ("pass", "draw"):
+    if action.get("type") in ("pass", "draw", "blind_nil"):
         return {"type": action["type"]}
     return dict(action)
 

@@ -608,6 +608,7 @@ class TableHub:
 
         async def reissue(room: Room) -> None:
             await self._host_check(room, token, "give a seat to someone new")
+            self._not_ended(room)
             current = self._seat_range(room, seat)
             if current.name is None:
                 raise TableError(
@@ -1013,6 +1014,7 @@ class TableHub:
         self._watch_host(room)
 
     def _empty_seat(self, room: Room, seat: int) -> SeatRecord:
+        self._not_ended(room)
         if not 0 <= seat < len(room.seats):
             raise no_such_seat()
         current = room.seats[seat]

@@ -24,10 +24,17 @@ WAIT = 20.0
 class TableClient:
     """One socket at a table: say hello, keep every message, wait for conditions."""
 
-    def __init__(self, address: str, table_id: str, token: str | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        table_id: str,
+        token: str | None = None,
+        host_token: str | None = None,
+    ) -> None:
         self.address = address
         self.table_id = table_id
         self.token = token
+        self.host_token = host_token
         self.messages: list[dict[str, Any]] = []
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.state: dict[str, Any] | None = None
@@ -51,7 +58,10 @@ class TableClient:
         )
         self.close_code = None
         self.reader = asyncio.create_task(self._read())
-        await self.send({"type": "hello", "token": self.token, "version": version})
+        hello = {"type": "hello", "token": self.token, "version": version}
+        if self.host_token is not None:
+            hello["host_token"] = self.host_token
+        await self.send(hello)
         return await self.until(lambda m: m["type"] == "state" and "chat" in m)
 
     async def _read(self) -> None:
