@@ -39,12 +39,17 @@ class Settings(BaseSettings):
     # With Redis: a process's claim that it holds a seat's socket lasts this long unless
     # renewed (every third of it); a crashed process's seats show away after about this.
     presence_expiry_seconds: float = Field(default=15.0, gt=0)
+    # With Redis: while its notices cannot arrive, read the versions of the tables this
+    # process serves from the database this often, so split tables keep playing.
+    outage_poll_seconds: float = Field(default=1.0, gt=0)
     # Human-like pause before a bot acts; 0 in tests.
     bot_delay: float = 0.8
     # A table nobody watches and no bot or timer needs leaves memory after this many
     # seconds; the database keeps it, and the next request loads it again.
     room_idle_seconds: float = Field(default=300.0, ge=0)
     chat_max_length: int = 300
+    # Sockets watching one table without a seat; one more is refused (1013).
+    spectators_per_table: int = Field(default=200, ge=0)
     chat_history: int = 100
     table_name_max_length: int = 64
     seat_name_max_length: int = 32

@@ -17,6 +17,7 @@ from pydantic import (
 
 from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
+from server.names import check_text
 from server.realtime.hosting import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from server.realtime.hub import TableHub
 
@@ -68,7 +69,7 @@ class NewTable(BaseModel):
     @field_validator("name")
     @classmethod
     def _trim(cls, name: str | None) -> str | None:
-        return name.strip() or None if name is not None else None
+        return check_text(name, "A table name").strip() or None if name is not None else None
 
 
 class SeatRequest(BaseModel):
@@ -79,7 +80,7 @@ class SeatRequest(BaseModel):
     @field_validator("name")
     @classmethod
     def _trim(cls, name: str) -> str:
-        return name.strip()
+        return check_text(name, "A seat name").strip()
 
 
 class BotRequest(BaseModel):
@@ -101,7 +102,7 @@ class ReissueRequest(BaseModel):
     @field_validator("name")
     @classmethod
     def _trim(cls, name: str | None) -> str | None:
-        return name.strip() or None if name is not None else None
+        return check_text(name, "A seat name").strip() or None if name is not None else None
 
 
 class TableChange(BaseModel):
@@ -153,7 +154,7 @@ async def list_tables(hub: Hub) -> list[dict[str, Any]]:
 
 @router.get("/tables/{table_id}")
 async def table_info(table_id: str, hub: Hub) -> dict[str, Any]:
-    return (await hub.room(table_id)).public()
+    return await hub.table_info(table_id)
 
 
 @router.get("/tables/{table_id}/history")

@@ -28,6 +28,8 @@ Decisions where RULES.md is silent:
   carries 2 with blind nil off), and is limited to 0-4 cards.
 - ``lose_score`` must be negative (every side starts at 0) and below ``target_score``.
 - ``min_team_bid`` may not exceed the cards in a hand.
+- Points and scores are bounded (``MAX_POINTS``, ``MAX_SCORE``, ``MAX_BAG_LIMIT``) so that
+  no score of any game can outgrow a 64-bit integer (or JSON's safe range in a browser).
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 MAX_BLIND_NIL_PASS = 4
+# Bonuses and penalties of one hand, the target and the losing score: generous for any
+# house rule, small enough that scores stay far inside JavaScript's safe integers.
+MAX_POINTS = 10_000
+MAX_SCORE = 100_000
+MAX_BAG_LIMIT = 1_000
 
 
 class Rules(BaseModel):
@@ -110,27 +117,27 @@ class Rules(BaseModel):
     partnerships: bool = True
     deck: Literal["standard", "jokers", "jokers_deuces"] = "standard"
     bidding: Literal["individual", "team"] = "individual"
-    min_team_bid: int = Field(0, ge=0)
+    min_team_bid: int = Field(0, ge=0, le=MAX_POINTS)
     nil: bool = True
-    nil_bonus: int = Field(100, ge=0)
-    nil_penalty: int = Field(100, ge=0)
+    nil_bonus: int = Field(100, ge=0, le=MAX_POINTS)
+    nil_penalty: int = Field(100, ge=0, le=MAX_POINTS)
     nil_tricks: Literal["bags", "contract"] = "bags"
     blind_nil: bool = False
-    blind_nil_behind_by: int | None = Field(100, ge=0)
-    blind_nil_bonus: int = Field(200, ge=0)
-    blind_nil_penalty: int = Field(200, ge=0)
+    blind_nil_behind_by: int | None = Field(100, ge=0, le=MAX_SCORE)
+    blind_nil_bonus: int = Field(200, ge=0, le=MAX_POINTS)
+    blind_nil_penalty: int = Field(200, ge=0, le=MAX_POINTS)
     blind_nil_pass: int = Field(2, ge=0, le=MAX_BLIND_NIL_PASS)
     ten_for_two_hundred: bool = False
-    ten_for_two_hundred_set: int = Field(200, ge=0)
+    ten_for_two_hundred_set: int = Field(200, ge=0, le=MAX_POINTS)
     first_lead: Literal["left_of_dealer", "two_clubs", "lowest_club"] = "left_of_dealer"
     spades_broken_to_lead: bool = True
     bags: bool = True
-    bag_limit: int = Field(10, ge=1)
-    bag_penalty: int = Field(100, ge=0)
+    bag_limit: int = Field(10, ge=1, le=MAX_BAG_LIMIT)
+    bag_penalty: int = Field(100, ge=0, le=MAX_POINTS)
     all_tricks: Literal["none", "bonus", "win"] = "none"
-    all_tricks_bonus: int = Field(200, ge=0)
-    target_score: int = Field(500, ge=1)
-    lose_score: int | None = Field(None, lt=0)
+    all_tricks_bonus: int = Field(200, ge=0, le=MAX_POINTS)
+    target_score: int = Field(500, ge=1, le=MAX_SCORE)
+    lose_score: int | None = Field(None, lt=0, ge=-MAX_SCORE)
     duplicate_later_wins: bool = True
 
     @classmethod

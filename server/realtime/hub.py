@@ -47,6 +47,7 @@ from typing import Any, Protocol, TypeVar
 import structlog
 
 from server.engine import Game, IllegalAction, Rules
+from server.names import unprintable
 from server.observability import (
     ACTION_LATENCY,
     ACTIONS,
@@ -89,6 +90,10 @@ T = TypeVar("T")
 # engine sees it, so the action log stores only what the rules define.
 ACTION_KEYS = ("type", "bid", "card", "declare", "cards", "keep")
 WRITE_ATTEMPTS = 3
+# Pauses between attempts to store an action whose write failed, in seconds.
+WRITE_RETRY_DELAYS = (0.05, 0.25, 1.0)
+# Pauses before loading a room dropped after a failed write, growing while loading fails.
+REVIVE_FIRST, REVIVE_MAX, REVIVE_ATTEMPTS = 0.5, 10.0, 20
 # The bot that plays for a player who is away past the grace time.
 AUTOPLAY_LEVEL = "advanced"
 # How long a process's claim to drive a table's bots lasts unless renewed (plus bot_delay).
@@ -347,6 +352,7 @@ class TableHub:
         # True when other processes may serve the same tables (Redis): presence is shared.
         self._shared = False
         self._presence_keeper: asyncio.Task[None] | None = None
+        self._version_poller: asyncio.Task[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -374,11 +380,12 @@ class TableHub:
         self._sweeper = asyncio.create_task(self._sweep_idle_rooms())
         if self._shared:
             self._presence_keeper = asyncio.create_task(self._keep_presence())
+            self._version_poller = asyncio.create_task(self._poll_while_deaf())
 
     async def shutdown(self) -> None:
         """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
         self.closing = True
-        for task in (self._sweeper, self._presence_keeper):
+        for task in (self._sweeper, self._presence_keeper, self._version_poller):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -428,6 +435,15 @@ class TableHub:
         table does not load its game."""
         tables = await self.store.summaries(("waiting", "playing"))
         return [public_table(table) for table in tables]
+
+    async def table_info(self, table_id: str) -> dict[str, Any]:
+        """Public table info as stored: read under the room's lock, so a change whose
+        commit is still under way (or fails) is never shown."""
+
+        async def read(room: Room) -> dict[str, Any]:
+            return room.public()
+
+        return await self._mutate(await self.room(table_id), read)
 
     async def history(self, table_id: str) -> dict[str, Any]:
         room = await self.room(table_id)
@@ -718,11 +734,24 @@ class TableHub:
         self, room: Room, listener: Listener, token: str | None, host_token: str | None = None
     ) -> None:
         """A socket said hello: authenticate, mark the seat present, send the state."""
+        # A token neither the room nor the database knows is answered as a spectator
+        # without reloading the table: bad tokens must not cost the players anything.
+        known = False
+        if token:
+            known = room.seat_for_token(token) is not None or (
+                await self.store.seat_of_token(room.id, hash_token(token)) is not None
+            )
 
         async def hello(room: Room) -> None:
-            seat = await self._seat_for(room, token) if token else None
+            seat = await self._seat_for(room, token) if token and known else None
             if token and seat is None:
                 listener.send(error("bad_token", "That token holds no seat here; watching."))
+            if seat is None and listener not in room.listeners and self._watchers_full(room):
+                listener.send(
+                    error("too_many_watchers", "This table has as many watchers as it can take.")
+                )
+                await listener.close(1013, "too many watchers")
+                return
             if listener in room.listeners and listener.seat != seat:
                 await self._drop_listener(room, listener)
             if matches(host_token, room.hosting.host_hash):
@@ -750,6 +779,10 @@ class TableHub:
             listener.send(message)
 
         await self._mutate(room, hello)
+
+    def _watchers_full(self, room: Room) -> bool:
+        watchers = sum(1 for listener in room.listeners if listener.seat is None)
+        return watchers >= self.settings.spectators_per_table
 
     async def leave(self, room: Room, listener: Listener) -> None:
         """A socket closed: a player's seat stays theirs, shown as disconnected."""
@@ -822,6 +855,12 @@ class TableHub:
         if len(text) > limit:
             listener.send(error("bad_chat", f"Chat messages are at most {limit} characters."))
             return
+        refused = unprintable(text)
+        if refused is not None:
+            listener.send(
+                error("bad_message", f"Chat may not contain control characters ({refused}).")
+            )
+            return
 
         async def say(room: Room) -> None:
             seat = listener.seat
@@ -853,6 +892,28 @@ class TableHub:
             # Another process marked away a seat one of our sockets holds (a race between
             # its last socket closing and ours opening): the seat is present.
             self._in_background(self._mutate(room, self._restore_presence), "presence")
+
+    async def _poll_while_deaf(self) -> None:
+        """With several processes: while notices from the others cannot arrive (Redis
+        down), read the versions of the tables we serve from the database, so that a
+        table split across processes keeps playing and every socket converges."""
+        while not self.closing:
+            await asyncio.sleep(self.settings.outage_poll_seconds)
+            if self.notices.listening:
+                continue
+            try:
+                await self.poll_versions()
+            except Exception:
+                ERRORS.labels(where="store").inc()
+                log.warning("table versions not read", exc_info=True)
+
+    async def poll_versions(self) -> None:
+        """One round of `_poll_while_deaf`: reload each watched table that moved on."""
+        watched = [room.id for room in self.rooms.values() if room.listeners]
+        if not watched:
+            return
+        for table_id, version in (await self.store.versions(watched)).items():
+            await self.on_remote_change(table_id, version)
 
     async def resync(self) -> None:
         """Notices from other processes may have been missed (Redis was unreachable):
@@ -917,10 +978,34 @@ class TableHub:
                 ERRORS.labels(where="sweeper").inc()
                 log.exception("room sweep failed")
 
+    async def _store_action(self, write: ActionWrite) -> None:
+        """Commit one action, trying again after a failure that may pass (a busy SQLite
+        file, a dropped connection): each attempt is a whole transaction or nothing. A
+        commit that did land before its answer was lost shows up as a VersionConflict."""
+        for delay in (*WRITE_RETRY_DELAYS, None):
+            try:
+                await self.store.record_action(write)
+                return
+            except VersionConflict:
+                raise
+            except Exception as failure:
+                if delay is None:
+                    raise
+                ERRORS.labels(where="store_retry").inc()
+                log.warning(
+                    "action not stored, trying again",
+                    table=write.table_id,
+                    version=write.old_version,
+                    error=type(failure).__name__,
+                )
+                await asyncio.sleep(delay)
+
     async def _forget(self, room: Room) -> None:
-        """The room's game is ahead of the database (a failed write): drop the room so the
-        next request loads it afresh, and send its sockets away to reconnect."""
+        """The room's game is ahead of the database (a failed write): drop the room, send
+        its sockets away to reconnect, and load it again from the database soon, so that
+        its bots and turn timer go on without waiting for somebody to come back."""
         self._drop_room(room)
+        self._in_background(self._revive(room.id), "store")
         listeners = list(room.listeners)
         room.listeners.clear()
         for listener in listeners:  # their `leave` will not find them in any room
@@ -932,6 +1017,24 @@ class TableHub:
 
         # As a task, so that the refusal of the move reaches its player before the close.
         self._in_background(send_away(), "store")
+
+    async def _revive(self, table_id: str) -> None:
+        delay = REVIVE_FIRST
+        for _ in range(REVIVE_ATTEMPTS):
+            await asyncio.sleep(delay)
+            if self.closing or table_id in self.rooms:
+                return
+            try:
+                room = await self.room(table_id)
+            except TableError:
+                return
+            except Exception:
+                ERRORS.labels(where="store").inc()
+                log.warning("table not reloaded yet", table=table_id)
+                delay = min(delay * 2, REVIVE_MAX)
+                continue
+            log.info("table reloaded after a failed write", table=table_id, version=room.version)
+            return
 
     async def _seat_for(self, room: Room, token: str) -> int | None:
         """The seat of a token; an unknown token may be one another process just gave
@@ -1164,7 +1267,7 @@ class TableHub:
             seats=[changed] if changed is not None else [],
         )
         try:
-            await self.store.record_action(write)
+            await self._store_action(write)
         except VersionConflict:
             raise
         except Exception as failure:

@@ -111,6 +111,10 @@ Seat = tuple[str, int]
 
 
 class TableNotices(Protocol):
+    # Whether other processes' notices reach this one now (False while Redis is down: the
+    # hub then reads the versions of its tables from the database instead).
+    listening: bool
+
     async def publish(self, table_id: str, version: int) -> None: ...
 
     async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
@@ -143,6 +147,8 @@ class TableNotices(Protocol):
 
 class LocalNotices:
     """One process: every socket is ours, there is nobody to notify."""
+
+    listening = True
 
     async def publish(self, table_id: str, version: int) -> None:
         return None
@@ -180,6 +186,7 @@ class RedisNotices:
         # Notices whose publish failed: table id -> newest version, sent again later.
         self._unsent: dict[str, int] = {}
         self._resend_task: asyncio.Task[None] | None = None
+        self.listening = False
 
     async def publish(self, table_id: str, version: int) -> None:
         try:
@@ -270,6 +277,7 @@ class RedisNotices:
             self._pubsub = pubsub = self.redis.pubsub()
             try:
                 await pubsub.subscribe(CHANNEL)
+                self.listening = True
                 first_attempt.set()
                 if missed:
                     log.info("redis notices resumed; reloading served tables")
@@ -284,6 +292,7 @@ class RedisNotices:
             except Exception as error:
                 log.warning("redis notices lost; subscribing again", error=repr(error))
             finally:
+                self.listening = False
                 first_attempt.set()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

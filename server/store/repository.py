@@ -347,6 +347,23 @@ class TableStore:
             )
             return list(rows)
 
+    async def seat_of_token(self, table_id: str, token_hash: str) -> int | None:
+        """The seat whose token hashes to `token_hash`, as stored (one indexed read)."""
+        async with self.sessions() as session:
+            return await session.scalar(
+                select(SeatRow.seat).where(
+                    SeatRow.table_id == table_id, SeatRow.token_hash == token_hash
+                )
+            )
+
+    async def versions(self, table_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of these tables (one query)."""
+        async with self.sessions() as session:
+            rows = await session.execute(
+                select(TableRow.id, TableRow.version).where(TableRow.id.in_(table_ids))
+            )
+            return {table_id: version for table_id, version in rows}
+
     async def count_tables(self, statuses: tuple[str, ...]) -> int:
         async with self.sessions() as session:
             count = await session.scalar(
