@@ -1,4 +1,5 @@
-// The table's WebSocket: hello with the seat token and last version, reconnect with
+// The table's WebSocket: hello with the seat token (and the host token when this browser
+// holds it) and last version, `back` from autoplay, reconnect with
 // exponential back-off, ignore stale states, resync (hello again) on a suspected gap.
 
 const FIRST_DELAY_MS = 500;
@@ -9,8 +10,8 @@ const RESYNC_QUIET_MS = 3000;
 export class TableConnection {
   /**
    * @param {string} tableId
-   * @param {{token: () => string|null, onState: Function, onChat: Function,
-   *          onError: Function, onStatus: Function, onGone: Function}} hooks
+   * @param {{token: () => string|null, hostToken?: () => string|null, onState: Function,
+   *          onChat: Function, onError: Function, onStatus: Function, onGone: Function}} hooks
    */
   constructor(tableId, hooks) {
     this.tableId = tableId;
@@ -41,7 +42,10 @@ export class TableConnection {
   /** Say hello again (after a reconnect, a new seat token, or a suspected gap). */
   hello() {
     this.helloPending = true;
-    this.send({ type: "hello", token: this.hooks.token(), version: this.version });
+    const message = { type: "hello", token: this.hooks.token(), version: this.version };
+    const hostToken = this.hooks.hostToken?.();
+    if (hostToken) message.host_token = hostToken;
+    this.send(message);
   }
 
   send(message) {
@@ -60,6 +64,11 @@ export class TableConnection {
 
   chat(text) {
     return this.send({ type: "chat", text });
+  }
+
+  /** Take the seat back from the bot that plays for this player (autoplay). */
+  back() {
+    return this.send({ type: "back" });
   }
 
   receive(raw) {

@@ -1,7 +1,9 @@
-// The lobby: create a table from a preset plus house rules, list open tables and live
-// games. Everything the server returns is rendered as text.
+// The lobby: create a table from a preset plus house rules, private ("Play with
+// friends") or listed ("Open table"), with an optional turn timer; list the listed open
+// tables and live games. Everything the server returns is rendered as text.
 
 import { api, el, fill } from "/static/dom.js";
+import { rememberCreated } from "/static/links.js";
 import {
   HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, rulesSummary,
 } from "/static/rules.js";
@@ -80,19 +82,24 @@ function chosenRules() {
 
 async function createTable(event) {
   event.preventDefault();
-  const button = document.getElementById("create-button");
+  const buttons = document.querySelectorAll('#create-form button[type="submit"]');
   const error = document.getElementById("create-error");
+  // Enter in a field submits with the first button: "Play with friends" (private).
+  const listed = event.submitter?.value === "true";
   error.textContent = "";
-  button.disabled = true;
+  for (const button of buttons) button.disabled = true;
   try {
     const name = document.getElementById("table-name").value.trim();
-    const body = { rules: chosenRules() };
+    const seconds = document.getElementById("turn-seconds").value;
+    const body = { rules: chosenRules(), listed };
+    if (seconds) body.turn_seconds = Number(seconds);
     if (name) body.name = name;
     const table = await api("/api/tables", { method: "POST", body });
+    rememberCreated(table); // the invite and the host token are shown only this once
     window.location.assign(`${table.url || `/t/${table.id}`}?created=1`);
   } catch (failure) {
     error.textContent = failure.message;
-    button.disabled = false;
+    for (const button of buttons) button.disabled = false;
   }
 }
 

@@ -1,7 +1,8 @@
 // The score pad (each side's score and bags, this hand's contract and tricks, the
-// hand-by-hand history, the target score) and the end-of-hand / end-of-game summaries
-// with penalties in plain words.
+// hand-by-hand history with the moves the turn timer made, the target score) and the
+// end-of-hand / end-of-game summaries with penalties in plain words.
 
+import { cardShort } from "/static/cards.js";
 import { el, fill, remembered } from "/static/dom.js";
 import { bagPenaltyWords } from "/static/rules.js";
 import { sideName } from "/static/seating.js";
@@ -59,6 +60,29 @@ function historyRows(page, history) {
           el("span", { class: "bags muted" }, `${side.bags} bag${side.bags === 1 ? "" : "s"}`)))));
 }
 
+/**
+ * A move the timer made, in words: "played 5♥", "bid 3". A timed-out pass, draw or
+ * blind nil decision comes with its type only, and stays private: "card pass".
+ */
+export function timerMoveWords(action) {
+  if (!action) return "a move";
+  if (action.type === "play" && action.card) return `played ${cardShort(action.card)}`;
+  if (action.type === "bid" && action.bid !== undefined) return `bid ${bidWords(action.bid)}`;
+  return { play: "a card", bid: "a bid", pass: "card pass", draw: "draw", blind_nil: "blind nil decision" }[action.type] || action.type;
+}
+
+/** "Hand 2: Ann (played 5♥), Bo (bid 3)": the moves the turn timer made, by hand. */
+function timerMoveLines(page, history) {
+  const names = seatNames(page);
+  const hands = history.filter((hand) => (hand.timer_moves || []).length);
+  if (!hands.length) return null;
+  return el("div", { class: "timer-moves" },
+    el("h3", {}, el("span", { class: "clock", "aria-hidden": "true" }), "Moves the turn timer made"),
+    el("ul", {}, hands.map((hand) => el("li", { dataset: { hand: hand.hand } },
+      el("strong", {}, `Hand ${hand.hand}: `),
+      hand.timer_moves.map((move) => `${names[move.seat] || `Seat ${move.seat + 1}`} (${timerMoveWords(move.action)})`).join(", ")))));
+}
+
 /** Draw the pad. `history`: finished hands from GET /api/tables/{id}/history. */
 export function renderScorepad(container, page, history) {
   const target = page.table.rules?.target_score ?? 500;
@@ -90,6 +114,7 @@ export function renderScorepad(container, page, history) {
         el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
           page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))))),
         el("tbody", {}, historyRows(page, history)))) : null,
+    timerMoveLines(page, history),
     el("p", { class: "muted small" }, bagPenaltyWords(page.table.rules)));
   fill(container, toggle, compact, body);
   container.classList.toggle("collapsed", !open);

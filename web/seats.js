@@ -1,6 +1,7 @@
 // The seat plates around the felt: name, bot marker, connected dot (with words), dealer
-// chip, turn marker (with words), tricks won / bid, cards left; or the buttons to sit
-// down or add a bot while the seat is empty.
+// chip, turn marker (with words), tricks won / bid, cards left, the turn timer's
+// countdown and its "timer" note; or the buttons to sit down or add a bot while the
+// seat is empty.
 
 import { el, fill } from "/static/dom.js";
 import { seatPosition } from "/static/seating.js";
@@ -17,10 +18,21 @@ function presence(seatInfo) {
     return el("span", { class: "badge bot", title: `A computer player, level ${seatInfo.bot}` }, "Bot");
   }
   const online = seatInfo.connected;
-  return el("span", { class: `presence ${online ? "online" : "offline"}` },
+  let words = online ? "online" : "disconnected";
+  if (seatInfo.autoplay) words = seatInfo.autoplay_reason === "timer" ? "bot plays (timed out)" : "away (bot plays)";
+  return el("span", { class: `presence ${online ? "online" : "offline"}${seatInfo.autoplay ? " autoplay" : ""}` },
     el("span", { class: "dot", "aria-hidden": "true" }),
-    el("span", { class: `words${online ? " quiet" : ""}` },
-      online ? "online" : (seatInfo.autoplay ? "away (bot plays)" : "disconnected")));
+    el("span", { class: `words${online && !seatInfo.autoplay ? " quiet" : ""}` }, words));
+}
+
+/** "(clock) timer" on a seat the timer moved for this hand, with the count in words. */
+function timerNote(moves) {
+  if (!moves) return null;
+  const words = `The timer moved for this seat ${moves === 1 ? "once" : `${moves} times`} this hand`;
+  return el("span", { class: "timer-note", title: words },
+    el("span", { class: "clock", "aria-hidden": "true" }),
+    el("span", { "aria-hidden": "true" }, moves === 1 ? "timer" : `timer ×${moves}`),
+    el("span", { class: "visually-hidden" }, words));
 }
 
 function tricksLine(view, seat) {
@@ -33,16 +45,16 @@ function tricksLine(view, seat) {
   return el("span", { class: "tricks", "aria-label": spoken, title: spoken }, `${won} / ${bid}`);
 }
 
-function emptySeat(seat, hooks, canSit) {
+function emptySeat(seat, hooks, { canSit, canAddBot }) {
   return [
     el("span", { class: "name muted" }, "Empty seat"),
-    el("span", { class: "seat-buttons" },
+    canSit || canAddBot ? el("span", { class: "seat-buttons" },
       canSit ? el("button", { type: "button", class: "sit", onclick: () => hooks.sit(seat), dataset: { seat } }, "Sit here") : null,
-      el("button", { type: "button", class: "add-bot", onclick: () => hooks.addBot(seat), dataset: { seat } }, "Add bot")),
+      canAddBot ? el("button", { type: "button", class: "add-bot", onclick: () => hooks.addBot(seat), dataset: { seat } }, "Add bot") : null) : null,
   ];
 }
 
-function occupiedSeat(seat, seatInfo, page) {
+function occupiedSeat(seat, seatInfo, page, hooks) {
   const { view, seat: mySeat } = page;
   const isTurn = Boolean(view && view.phase !== "over" && view.turn?.includes(seat));
   const parts = [
@@ -53,19 +65,30 @@ function occupiedSeat(seat, seatInfo, page) {
       view && view.dealer === seat ? el("span", { class: "chip dealer", title: "Dealer" }, "Dealer") : null),
   ];
   if (view) {
-    parts.push(tricksLine(view, seat));
+    const timed = (page.timerMoves || []).filter((move) => move.seat === seat).length;
+    parts.push(el("span", { class: "stat-line" }, tricksLine(view, seat), timerNote(timed)));
     const left = view.hand_sizes?.[seat];
     if (seat !== mySeat && left) parts.push(el("span", { class: "cards-left muted" }, `${left} cards`));
   }
-  if (isTurn) parts.push(el("span", { class: "turn-marker" }, seat === mySeat ? "▶ Your turn" : "▶ Their turn"));
+  if (isTurn) {
+    // Bots (and players a bot stands in for) never wait for the timer: no countdown.
+    const timed = hooks.countdown && !seatInfo.bot && !seatInfo.autoplay;
+    parts.push(el("span", { class: "turn-line" },
+      el("span", { class: "turn-marker" }, seat === mySeat ? "▶ Your turn" : "▶ Their turn"),
+      timed ? hooks.countdown(seat, seat === mySeat) : null));
+  }
   return { parts, isTurn };
 }
 
-/** Draw every seat plate. `hooks`: {sit(seat), addBot(seat)}. */
+/**
+ * Draw every seat plate. `hooks`: {sit(seat), addBot(seat), countdown(seat, mine)};
+ * `page.mayJoin`: this browser may take seats (a listed table, or it holds the invite).
+ */
 export function renderSeats(container, page, hooks) {
   const { table } = page;
   const players = table.rules?.players ?? table.seats.length;
-  const canSit = page.seat === null && table.status === "waiting";
+  const allowed = page.mayJoin !== false && table.status !== "ended";
+  const rights = { canSit: allowed && page.seat === null && table.status === "waiting", canAddBot: allowed };
   fill(container, table.seats.map((seatInfo) => {
     const seat = seatInfo.seat;
     const position = seatPosition(seat, players, page.seat);
@@ -75,11 +98,12 @@ export function renderSeats(container, page, hooks) {
     });
     if (seatInfo.name === null) {
       plate.classList.add("empty");
-      plate.append(...emptySeat(seat, hooks, canSit));
+      plate.append(...emptySeat(seat, hooks, rights));
     } else {
-      const { parts, isTurn } = occupiedSeat(seat, seatInfo, page);
+      const { parts, isTurn } = occupiedSeat(seat, seatInfo, page, hooks);
       plate.classList.toggle("turn", isTurn);
       plate.classList.toggle("disconnected", !seatInfo.connected && !seatInfo.bot);
+      plate.classList.toggle("autoplay", Boolean(seatInfo.autoplay));
       plate.append(...parts);
     }
     return plate;

@@ -1,20 +1,29 @@
 // The table page: seats, trick, hand, decisions, score pad and chat, redrawn from each
-// `state` message. The only game logic here is display: the server's `legal` list says
-// what the player may do.
+// `state` message, plus the links to the table, the host's controls and the turn timer.
+// The only game logic here is display: the server's `legal` list says what the player
+// may do, and the server decides who is the host.
 
 import { decisionPanel } from "/static/bidding.js";
 import { ChatPanel } from "/static/chat.js";
 import { TableConnection } from "/static/connection.js";
 import { api, el, fill, remembered, unchanged } from "/static/dom.js";
 import { renderHand } from "/static/hand.js";
+import { renderHostPanel } from "/static/host.js";
+import {
+  absoluteContinueLink, continueLink, hostKey, inviteKey, inviteLink, linkField, readFragment,
+  seatKey, showLinkDialog, watchLink,
+} from "/static/links.js";
 import { rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad } from "/static/scorepad.js";
 import { renderSeats } from "/static/seats.js";
 import { sidesOf } from "/static/seating.js";
+import { TurnClock } from "/static/timer.js";
 import { renderLastTrick, TrickDisplay } from "/static/trick.js";
 
 const tableId = decodeURIComponent(window.location.pathname.split("/").filter(Boolean).pop());
-const SEAT_KEY = `spades.seat.${tableId}`;
+const SEAT_KEY = seatKey(tableId);
+const INVITE_KEY = inviteKey(tableId);
+const HOST_KEY = hostKey(tableId);
 const NAME_KEY = "spades.name";
 const SPADES_FIRST_KEY = "spades.spadesFirst";
 // The level of bots added from this page, the player's choice remembered: "advanced"
@@ -36,11 +45,19 @@ const page = {
   summaryClosed: false,
   passChoice: new Set(),
   acting: false,
+  host: false, // the server says this socket may use the host controls
+  mayJoin: true, // a listed table, or this browser holds the invite (or the host token)
+  timerMoves: [], // moves the turn timer made this hand: [{seat, action}]
 };
 
+// A link that carries a secret (#invite=, #seat=) is read once, before the first hello.
+readFragment(tableId);
+
 const trick = new TrickDisplay($("trick"));
+const clock = new TurnClock($("timer-alert"));
 const connection = new TableConnection(tableId, {
   token: () => remembered.get(SEAT_KEY)?.token ?? null,
+  hostToken: () => remembered.get(HOST_KEY),
   onState: receiveState,
   onChat: (message) => chat.add(message),
   onError: receiveError,
@@ -81,10 +98,24 @@ function receiveError(message) {
   render();
 }
 
+/** Keep the stored seat in step with the server: learnt from a link, moved, or gone. */
+function followSeat(message, answersHello) {
+  const held = remembered.get(SEAT_KEY);
+  if (!held) return;
+  const seat = message.seat ?? null;
+  // Unseated: the hello was refused the seat, or the host removed us from it.
+  if (seat === null && (answersHello || page.seat !== null)) remembered.set(SEAT_KEY, null);
+  else if (seat !== null && held.seat !== seat) remembered.set(SEAT_KEY, { ...held, seat });
+}
+
+function mayJoin(table) {
+  return table.listed !== false || Boolean(remembered.get(INVITE_KEY)) || Boolean(remembered.get(HOST_KEY));
+}
+
 function receiveState(message, { answersHello }) {
-  if (answersHello && message.seat === null && remembered.get(SEAT_KEY)) {
-    remembered.set(SEAT_KEY, null);
-  }
+  followSeat(message, answersHello);
+  // The host role passed on (or the token was never good): forget the host token.
+  if (answersHello && message.host === false && remembered.get(HOST_KEY)) remembered.set(HOST_KEY, null);
   if (answersHello && Array.isArray(message.chat)) chat.replace(message.chat);
   const handBefore = page.view?.hand_number;
   const firstState = page.table === null;
@@ -96,7 +127,13 @@ function receiveState(message, { answersHello }) {
   if (!lastHand) page.summary = null;
   page.table = message.table;
   page.view = message.state;
+  // Once the host ended the table, nothing more can be done: nothing to offer.
+  if (page.table.status === "ended" && page.view) page.view = { ...page.view, legal: [], turn: [] };
   page.seat = message.seat ?? null;
+  page.host = Boolean(message.host);
+  page.mayJoin = mayJoin(page.table);
+  page.timerMoves = message.timer_moves ?? page.table.timer_moves ?? message.state?.timer_moves ?? [];
+  clock.receive(message, page);
   page.sides = sidesOf(page.view, page.table.rules);
   page.acting = false;
   if (page.view?.hand_number !== handBefore || page.view?.phase !== "pass") page.passChoice.clear();
@@ -141,8 +178,13 @@ async function sit(seat) {
     return;
   }
   remembered.set(NAME_KEY, name);
+  const body = { name };
+  const invite = remembered.get(INVITE_KEY);
+  const hostToken = remembered.get(HOST_KEY);
+  if (invite) body.invite = invite;
+  if (hostToken) body.host_token = hostToken; // the host's own seat becomes host_seat
   try {
-    const answer = await api(`/api/tables/${tableId}/seats/${seat}`, { method: "POST", body: { name } });
+    const answer = await api(`/api/tables/${tableId}/seats/${seat}`, { method: "POST", body });
     remembered.set(SEAT_KEY, { seat: answer.seat, token: answer.token });
     connection.hello();
   } catch (failure) {
@@ -156,8 +198,11 @@ function botLevel() {
 }
 
 async function addBot(seat) {
+  const body = { level: botLevel() };
+  const invite = remembered.get(INVITE_KEY);
+  if (invite) body.invite = invite;
   try {
-    await api(`/api/tables/${tableId}/seats/${seat}/bot`, { method: "POST", body: { level: botLevel() } });
+    await api(`/api/tables/${tableId}/seats/${seat}/bot`, { method: "POST", body });
   } catch (failure) {
     toast(failure.message);
   }
@@ -184,6 +229,79 @@ async function rematch() {
   }
 }
 
+/** The host's requests carry the host token when this browser holds it, else the seat's. */
+async function hostRequest(path, { method = "POST", body } = {}) {
+  const token = remembered.get(HOST_KEY) || remembered.get(SEAT_KEY)?.token;
+  try {
+    return await api(`/api/tables/${tableId}${path}`, { method, body, token });
+  } catch (failure) {
+    toast(failure.message);
+    return null;
+  }
+}
+
+const hostHooks = {
+  remove: (seat) => hostRequest(`/seats/${seat}`, { method: "DELETE" }),
+  move: (seat, to) => hostRequest(`/seats/${seat}/move`, { body: { to } }),
+  standin: (seat) => hostRequest(`/seats/${seat}/standin`),
+  setTimer: async (seconds) => {
+    if (await hostRequest("", { method: "PATCH", body: { turn_seconds: seconds } })) {
+      toast(seconds ? `Turn timer: ${seconds} seconds a move.` : "Turn timer off.");
+    }
+  },
+  endTable: () => hostRequest("", { method: "DELETE" }),
+  reissue: async (seat, name) => {
+    const answer = await hostRequest(`/seats/${seat}/reissue`, { body: name ? { name } : {} });
+    if (!answer) return;
+    const held = remembered.get(SEAT_KEY);
+    if (held && held.seat === seat) remembered.set(SEAT_KEY, null); // we gave our own seat away
+    showLinkDialog($("link-dialog"), {
+      title: `Seat ${seat + 1} for someone new`,
+      text: "Send this link to the new player (or let them scan the code). Whoever opens it takes the seat; the old link no longer works.",
+      link: absoluteContinueLink(tableId, answer, remembered.get(INVITE_KEY)),
+      qrLabel: `QR code of the link to seat ${seat + 1}`,
+    });
+  },
+};
+
+function showContinueDialog() {
+  const held = remembered.get(SEAT_KEY);
+  if (!held?.token) return;
+  showLinkDialog($("link-dialog"), {
+    title: "Continue on another device",
+    text: "Open this link on your phone or another computer, or scan the code, to play your seat from there. It is your seat: do not share it.",
+    link: continueLink(tableId, held.token, remembered.get(INVITE_KEY)),
+    qrLabel: "QR code of your seat's link",
+  });
+}
+
+function imBack() {
+  if (!connection.back()) toast("Not connected — reconnecting…");
+}
+
+/** Above the felt: the table was ended, or a bot is playing for you. */
+function renderNotice() {
+  const notice = $("notice");
+  const mine = page.seat === null ? null : page.table.seats[page.seat];
+  let kind = "";
+  let content = null;
+  if (page.table.status === "ended") {
+    kind = "ended";
+    content = [el("strong", {}, "The host ended this table."), " Nothing more can be played here."];
+  } else if (mine?.autoplay) {
+    kind = `autoplay:${mine.autoplay_reason}`;
+    content = [
+      el("strong", {}, "A bot is playing for you"),
+      mine.autoplay_reason === "timer" ? " — your last two moves timed out. " : " while you were away. ",
+      el("button", { type: "button", class: "primary back", onclick: imBack }, "I'm back"),
+    ];
+  }
+  if (unchanged(notice, kind)) return;
+  notice.className = `notice ${kind.split(":")[0]}`;
+  fill(notice, content);
+  notice.hidden = !content;
+}
+
 function renderHeader() {
   const { table } = page;
   document.title = `${table.name} — Spades`;
@@ -193,6 +311,7 @@ function renderHeader() {
 
 function turnWords() {
   const { view, table } = page;
+  if (table.status === "ended") return "";
   if (!view) {
     const seated = table.seats.filter((seat) => seat.name !== null).length;
     return `Waiting for players: ${seated} of ${table.seats.length} seats taken.`;
@@ -215,6 +334,10 @@ function turnWords() {
 }
 
 function seatPicker() {
+  if (!page.mayJoin) {
+    return el("div", { class: "panel-inner seat-picker private" },
+      el("p", {}, "This is a private table: to sit down you need the invite link from the host. You can watch."));
+  }
   const nameInput = el("input", {
     id: "player-name", maxlength: 32, autocomplete: "nickname",
     value: remembered.get(NAME_KEY, "") || "", placeholder: "Your name",
@@ -274,13 +397,15 @@ function renderCentre() {
 function renderActionPanel() {
   const panel = $("action-panel");
   let content = null;
-  if (page.seat === null && page.table.status === "waiting") content = seatPicker();
+  const ended = page.table.status === "ended";
+  if (ended) content = null;
+  else if (page.seat === null && page.table.status === "waiting") content = seatPicker();
   else if (page.seat !== null && page.table.status === "waiting") content = waitingPanel();
   else if (!page.acting) content = decisionPanel(page, act);
-  if (page.seat === null && page.table.status !== "waiting") {
+  if (page.seat === null && page.table.status !== "waiting" && !ended) {
     content = el("p", { class: "watching muted" }, "You are watching this game.");
   }
-  const key = content?.classList.contains("seat-picker") ? "seat-picker" : JSON.stringify([
+  const key = content?.classList.contains("seat-picker") ? `seat-picker:${page.mayJoin}` : JSON.stringify([
     content?.className, page.seat, page.acting, page.view?.legal, page.view?.bids,
     page.view?.draw_card, [...page.passChoice], page.table.seats.map((seat) => seat.name),
   ]);
@@ -318,9 +443,14 @@ function render() {
   document.body.dataset.phase = page.view?.phase || page.table.status;
   document.body.dataset.role = page.seat === null ? "spectator" : "player";
   renderHeader();
-  renderSeats($("seats"), page, { sit, addBot });
-  // The level choice shows while a seat is free for a bot.
-  $("bot-level-choice").hidden = !page.table.seats.some((seat) => seat.name === null);
+  renderNotice();
+  renderSeats($("seats"), page, { sit, addBot, countdown: (seat, mine) => clock.badge(seat, mine) });
+  // The level choice shows while a seat is free for a bot (and this browser may add one).
+  $("bot-level-choice").hidden = !page.table.seats.some((seat) => seat.name === null) ||
+    !page.mayJoin || page.table.status === "ended";
+  $("continue-button").hidden = page.seat === null || !remembered.get(SEAT_KEY)?.token ||
+    page.table.status === "ended";
+  renderHostPanel($("host-panel"), page, hostHooks);
   trick.update(page);
   $("turn-label").textContent = turnWords();
   renderActionPanel();
@@ -330,26 +460,20 @@ function render() {
   renderLastTrickButton();
 }
 
-function setUpInvite() {
-  const link = `${window.location.origin}/t/${encodeURIComponent(tableId)}`;
-  const input = $("invite-link");
-  input.value = link;
-  const button = $("copy-link");
-  button.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(link);
-    } catch {
-      input.select();
-      document.execCommand("copy");
-    }
-    button.textContent = "Copied!";
-    setTimeout(() => { button.textContent = "Copy link"; }, 2000);
-  });
+/** The header's links: "Invite to play" (when this browser knows the invite) and "Watch". */
+function setUpLinks() {
+  const invite = remembered.get(INVITE_KEY);
+  const links = $("links");
+  fill(links,
+    invite ? linkField("invite-link", "Invite to play", inviteLink(tableId, invite)) : null,
+    linkField("watch-link", "Watch", watchLink(tableId)));
   if (new URLSearchParams(window.location.search).has("created")) {
-    document.querySelector(".invite").classList.add("fresh");
-    toast("Table created. Copy the invite link and send it to your friends.");
+    links.classList.add("fresh");
+    toast(invite
+      ? "Table created. Copy the invite link and send it to your friends."
+      : "Table created. Copy the link and send it to your friends.");
     window.history.replaceState(null, "", `/t/${encodeURIComponent(tableId)}`);
-    button.focus();
+    links.querySelector("button.copy")?.focus();
   }
 }
 
@@ -363,6 +487,7 @@ function setUpControls() {
   const level = $("bot-level");
   level.value = botLevel();
   level.addEventListener("change", () => remembered.set(BOT_LEVEL_KEY, level.value));
+  $("continue-button").addEventListener("click", showContinueDialog);
   $("last-trick-button").addEventListener("click", () => {
     const panel = $("last-trick");
     panel.hidden = !panel.hidden;
@@ -376,7 +501,7 @@ function setUpControls() {
   });
 }
 
-setUpInvite();
+setUpLinks();
 setUpControls();
 showBanner("Connecting…", "connecting");
 connection.connect();

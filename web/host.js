@@ -1,0 +1,163 @@
+// The host's controls, shown only when the server says this socket is the host
+// (`"host": true` in the state): before the game, remove or move whoever sits where;
+// during it, let a bot play for an away player or give a seat to someone new; the turn
+// timer; ending the table. The server checks every request again (403 for non-hosts).
+
+import { el, fill, unchanged } from "/static/dom.js";
+
+export const TIMER_CHOICES = [null, 15, 30, 60, 120];
+
+export function timerWords(seconds) {
+  return seconds ? `${seconds} s a move` : "off";
+}
+
+// What the host has opened and typed, kept across redraws (states arrive all the time).
+const ui = { confirm: null, newName: "", moveTo: {} };
+
+function seatWords(page, info) {
+  const who = info.name === null ? "empty" : info.name;
+  const notes = [];
+  if (info.seat === page.seat) notes.push("you");
+  if (info.bot) notes.push("bot");
+  else if (info.autoplay) notes.push(info.autoplay_reason === "timer" ? "bot plays, timed out" : "away, bot plays");
+  else if (info.name !== null && !info.connected) notes.push("away");
+  return `Seat ${info.seat + 1}: ${who}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+}
+
+function moveControl(page, info, hooks) {
+  const id = `host-move-${info.seat}`;
+  const others = page.table.seats.filter((other) => other.seat !== info.seat);
+  const chosen = ui.moveTo[info.seat] ?? String(others[0]?.seat ?? "");
+  const select = el("select", { id, onchange: (event) => { ui.moveTo[info.seat] = event.target.value; } },
+    others.map((other) => el("option", { value: other.seat, selected: String(other.seat) === chosen },
+      other.name === null ? `Seat ${other.seat + 1} (empty)` : `Seat ${other.seat + 1} (swap with ${other.name})`)));
+  return el("span", { class: "host-move" },
+    el("label", { for: id, class: "visually-hidden" }, `New seat for ${info.name}`),
+    select,
+    el("button", {
+      type: "button", class: "move", "aria-label": `Move ${info.name} to the chosen seat`, title: "Move to the chosen seat (or swap)",
+      onclick: () => hooks.move(info.seat, Number(select.value)),
+    }, "Move"));
+}
+
+function reissueControl(page, info, hooks, redraw) {
+  const label = `Give seat ${info.seat + 1} to someone new`;
+  if (ui.confirm !== `reissue:${info.seat}`) {
+    return el("button", {
+      type: "button", class: "reissue", "aria-label": label,
+      onclick: () => { ui.confirm = `reissue:${info.seat}`; ui.newName = ""; redraw(`#host-new-name-${info.seat}`); },
+    }, "Give seat to someone new…");
+  }
+  const id = `host-new-name-${info.seat}`;
+  const input = el("input", {
+    id, maxlength: 32, value: ui.newName, placeholder: "optional", autocomplete: "off",
+    oninput: (event) => { ui.newName = event.target.value; },
+  });
+  const give = () => {
+    ui.confirm = null;
+    const name = input.value.trim();
+    hooks.reissue(info.seat, name || null);
+    redraw();
+  };
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") give(); });
+  return el("div", { class: "host-confirm", role: "group", "aria-label": label },
+    el("p", {}, info.bot
+      ? "A new person takes this seat instead of the bot."
+      : `${info.name}'s link stops working; you get a new link to send to the new player.`),
+    el("label", { for: id }, "New player's name"),
+    input,
+    el("span", { class: "host-buttons" },
+      el("button", { type: "button", class: "primary give", onclick: give }, "Give seat"),
+      el("button", { type: "button", onclick: () => { ui.confirm = null; redraw(`.host-seat[data-seat="${info.seat}"] .reissue`); } }, "Cancel")));
+}
+
+function seatRow(page, info, hooks, redraw) {
+  const waiting = page.table.status === "waiting";
+  const controls = [];
+  if (info.name !== null && waiting) {
+    controls.push(el("button", {
+      type: "button", class: "remove", "aria-label": `Remove ${info.name} from seat ${info.seat + 1}`,
+      onclick: () => hooks.remove(info.seat),
+    }, "Remove"));
+    controls.push(moveControl(page, info, hooks));
+  } else if (!waiting && info.name !== null) {
+    if (!info.bot && !info.connected && !info.autoplay) {
+      controls.push(el("button", {
+        type: "button", class: "standin primary", "aria-label": `Let a bot play for ${info.name}`,
+        onclick: () => hooks.standin(info.seat),
+      }, "Let a bot play"));
+    }
+    controls.push(reissueControl(page, info, hooks, redraw));
+  }
+  return el("li", { class: "host-seat", dataset: { seat: info.seat } },
+    el("span", { class: "who" }, seatWords(page, info)),
+    controls.length ? el("span", { class: "host-buttons" }, controls) : null);
+}
+
+function timerControl(page, hooks) {
+  const current = page.table.turn_seconds ?? null;
+  const choices = TIMER_CHOICES.includes(current) ? TIMER_CHOICES : [...TIMER_CHOICES, current];
+  const select = el("select", { id: "host-turn-seconds" },
+    choices.map((seconds) => el("option", { value: seconds ?? "", selected: seconds === current },
+      seconds ? `${seconds} seconds` : "Off")));
+  return el("div", { class: "host-timer" },
+    el("label", { for: "host-turn-seconds" }, "Turn timer"),
+    select,
+    el("button", {
+      type: "button", class: "set-timer",
+      onclick: () => hooks.setTimer(select.value === "" ? null : Number(select.value)),
+    }, "Set timer"),
+    el("p", { class: "muted small" }, `Now: ${timerWords(current)}. When a player takes longer, a bot makes that one move.`));
+}
+
+function endControl(hooks, redraw) {
+  if (ui.confirm !== "end") {
+    return el("button", {
+      type: "button", class: "danger end-table", onclick: () => { ui.confirm = "end"; redraw(".host-end .cancel"); },
+    }, "End table…");
+  }
+  return el("div", { class: "host-confirm", role: "group", "aria-label": "End the table?" },
+    el("p", {}, "End the table for everyone? Nobody can play on at this table."),
+    el("span", { class: "host-buttons" },
+      el("button", { type: "button", class: "danger confirm-end", onclick: () => { ui.confirm = null; hooks.endTable(); } }, "Yes, end the table"),
+      el("button", { type: "button", class: "cancel", onclick: () => { ui.confirm = null; redraw(".end-table"); } }, "Cancel")));
+}
+
+/**
+ * Draw the host panel into `container` (hidden unless `page.host`). `hooks`: remove(seat),
+ * move(seat, to), standin(seat), reissue(seat, name), setTimer(seconds), endTable().
+ */
+export function renderHostPanel(container, page, hooks) {
+  const show = Boolean(page.host) && page.table.status !== "ended";
+  container.hidden = !show;
+  if (!show) {
+    container.dataset.key = "";
+    fill(container);
+    return;
+  }
+  const { table } = page;
+  const key = JSON.stringify([
+    table.status, table.turn_seconds, page.seat, ui.confirm,
+    table.seats.map((info) => [info.name, info.bot, info.connected, info.autoplay, info.autoplay_reason]),
+  ]);
+  if (unchanged(container, key)) return;
+  const redraw = (focus = null) => {
+    renderHostPanel(container, page, hooks);
+    if (focus) container.querySelector(focus)?.focus();
+  };
+  const focused = container.contains(document.activeElement) ? document.activeElement.dataset.focus : null;
+  fill(container,
+    el("h2", { id: "host-title" }, "Host controls"),
+    el("p", { class: "muted small" }, "Only the host sees these."),
+    el("ul", { class: "host-seats", "aria-label": "Seats" },
+      table.seats.map((info) => seatRow(page, info, hooks, redraw))),
+    timerControl(page, hooks),
+    el("div", { class: "host-end" }, endControl(hooks, redraw)));
+  // Every control has a data-focus name: a redraw keeps the keyboard where it was.
+  for (const control of container.querySelectorAll("button, select, input")) {
+    if (!control.dataset.focus) control.dataset.focus = control.id || control.getAttribute("aria-label") || control.textContent;
+  }
+  if (focused) {
+    [...container.querySelectorAll("[data-focus]")].find((control) => control.dataset.focus === focused)?.focus();
+  }
+}
