@@ -26,7 +26,8 @@ def sit(page, seat: int, name: str) -> None:
 
 
 def take_seats(open_page, table_url: str, names: list[str]) -> list:
-    """Each name takes its seat (in order) through the page: name field, then Sit here."""
+    """Each name takes its seat (in order) through the page: name field, then Sit here.
+    `table_url` is the invite link of a private table (or any link to a listed one)."""
     players = []
     for seat, name in enumerate(names):
         page = open_page(table_url)
@@ -85,7 +86,7 @@ def seat_with_bots(open_page, preset: str, players: int, name: str):
     table = lobby.request.post(
         "/api/tables", data={"name": f"{preset} table", "rules": {"preset": preset}}
     ).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])  # a private table: the invite lets us sit
     sit(page, 0, name)
     for seat in range(1, players):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()

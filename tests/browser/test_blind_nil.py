@@ -15,7 +15,7 @@ def test_blind_nil_is_decided_face_down_then_cards_are_passed(open_page) -> None
     lobby = open_page("/")
     rules = {"preset": "standard", "blind_nil": True, "blind_nil_behind_by": None}
     table = lobby.request.post("/api/tables", data={"name": "Blind", "rules": rules}).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     sit(page, 0, "Bea")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()

@@ -15,9 +15,9 @@ pytestmark = pytest.mark.browser
 def test_restart_shows_reconnecting_then_the_same_seat_and_hand(open_page, server) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Restart table"}).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     sit(page, 0, "Rae")
-    friend = open_page(table["url"])
+    friend = open_page(table["invite_url"])
     sit(friend, 2, "Flo")
     for seat in (1, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
@@ -56,7 +56,7 @@ def test_restart_shows_reconnecting_then_the_same_seat_and_hand(open_page, serve
 def test_table_fits_a_phone_with_cards_big_enough_to_tap(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Phone table"}).json()
-    page = open_page(table["url"], viewport=PHONE)
+    page = open_page(table["invite_url"], viewport=PHONE)
     sit(page, 0, "Pip")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()

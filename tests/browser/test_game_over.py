@@ -17,7 +17,7 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
         "/api/tables",
         data={"name": "Short game", "rules": {"preset": "standard", "target_score": 1}},
     ).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     sit(page, 0, "Solo")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()

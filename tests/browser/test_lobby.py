@@ -1,4 +1,5 @@
-"""The lobby: a table created from a preset with house rules, then the invite link."""
+"""The lobby: an open (listed) table created from a preset with house rules, then its
+links; a refused table; the lobby on a phone."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ def test_lobby_creates_a_table_with_house_rules(open_page) -> None:
     page.locator("#table-name").fill("Friday <b>spades</b>")
     screenshot(page, "lobby")
 
-    page.get_by_role("button", name="Create table").click()
-    page.wait_for_url(re.compile(r"/t/[^/?]+"))
+    page.get_by_role("button", name="Open table").click()
+    page.wait_for_url(re.compile(r"/t/[^/?]+$"))
     table_id = page.url.rsplit("/", 1)[1].split("?")[0]
 
-    invite = page.locator("#invite-link")
-    assert invite.input_value().endswith(f"/t/{table_id}")
-    assert page.locator("#copy-link").is_visible()
+    watch = page.locator("#watch-link")
+    assert watch.input_value().endswith(f"/t/{table_id}")
+    assert page.get_by_role("button", name="Copy: Watch").is_visible()
+    assert f"/t/{table_id}#invite=" in page.locator("#invite-link").input_value()
+    assert page.evaluate(f"localStorage.getItem('spades.host.{table_id}')")
     # The name is shown as text, never as markup.
     page.wait_for_function("document.getElementById('table-name').textContent.includes('spades')")
     assert page.locator("#table-name").text_content() == "Friday <b>spades</b>"
@@ -52,7 +55,7 @@ def test_lobby_refuses_inconsistent_rules_with_the_reason(open_page) -> None:
     page = open_page("/")
     page.locator("#house-rules summary").click()
     page.locator("#rule-target_score").fill("0")
-    page.get_by_role("button", name="Create table").click()
+    page.get_by_role("button", name="Play with friends").click()
     error = page.locator("#create-error")
     error.wait_for()
     page.wait_for_function("document.getElementById('create-error').textContent.length > 0")

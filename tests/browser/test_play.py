@@ -34,6 +34,7 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
         "/api/tables", data={"name": "Browser table", "rules": {"preset": "standard"}}
     )
     table_url = created.json()["url"]
+    invite_url = created.json()["invite_url"]
 
     spectator = open_page(table_url, init_script=WATCH_FOR_HANDS)
     spectator_hands: list[object] = []
@@ -46,7 +47,7 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
     spectator.on("websocket", lambda socket: socket.on("framereceived", frame))
     spectator.reload()
 
-    players = take_seats(open_page, table_url, NAMES)
+    players = take_seats(open_page, invite_url, NAMES)
     spectator.locator(".seat .badge.you").wait_for(state="detached")
     assert spectator.locator(".hand-area").is_hidden()
 

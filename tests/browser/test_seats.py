@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 def test_leave_seat_before_the_start_and_name_is_remembered(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Leaving"}).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     sit(page, 1, "Lee")
     assert page.evaluate(f"localStorage.getItem('spades.seat.{table['id']}')")
 
@@ -30,7 +30,7 @@ def test_leave_seat_before_the_start_and_name_is_remembered(open_page) -> None:
 def test_spades_first_choice_is_remembered_across_a_reload(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Order"}).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     sit(page, 0, "Ord")
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
@@ -57,7 +57,7 @@ def test_spades_first_choice_is_remembered_across_a_reload(open_page) -> None:
 def test_bot_level_is_chosen_shown_and_remembered(open_page) -> None:
     lobby = open_page("/")
     table = lobby.request.post("/api/tables", data={"name": "Levels"}).json()
-    page = open_page(table["url"])
+    page = open_page(table["invite_url"])
     choice = page.get_by_label("Level of bots added here")
     assert choice.input_value() == "advanced"  # unless the player chooses otherwise
     page.locator('.seat[data-seat="1"] button.add-bot').click()
