@@ -57,6 +57,20 @@ class Settings(BaseSettings):
     ws_rate_limit: str = "20/second"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "60/minute"
+    # -- Connection limits and trust (docs/operations.md, Security) --
+    # Open WebSockets one client address may hold; one more is closed with 1013.
+    ws_per_address: int = Field(default=32, ge=1)
+    # Comma-separated origins (`https://spades.example.com`, or `*` for any) whose pages may
+    # open table sockets besides the server's own origin; browsers send it, scripts need not.
+    allowed_origins: str | None = None
+    # Seconds a request has to send its whole body; slower ones get 408.
+    body_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Addresses (a reverse proxy's) whose X-Forwarded-For/-Proto `spades serve` believes;
+    # unset: none, the TCP peer is the client. uvicorn's own name works too.
+    forwarded_allow_ips: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("FORWARDED_ALLOW_IPS", "SPADES_FORWARDED_ALLOW_IPS"),
+    )
     log_level: str = "INFO"
     # One JSON object per log line; unset (None): JSON unless standard error is a terminal,
     # where a person reads plain lines. The Docker image and compose set it to true.
