@@ -86,6 +86,7 @@ class SeatRequest(BaseModel):
 class BotRequest(BaseModel):
     level: str = Field(default="basic", max_length=64)
     invite: Secret = None
+    host_token: Secret = None
 
 
 class MoveRequest(BaseModel):
@@ -190,7 +191,7 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[
 
     if body.level not in BOT_LEVELS:
         raise HTTPException(422, f"level: choose one of {', '.join(BOT_LEVELS)}.")
-    await hub.add_bot(table_id, seat, body.level, body.invite)
+    await hub.add_bot(table_id, seat, body.level, body.invite, body.host_token)
     return {"seat": seat, "bot": body.level}
 
 

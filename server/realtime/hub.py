@@ -227,8 +227,10 @@ class Room:
         )
 
     def has_controls(self, listener: Listener) -> bool:
-        """Whether this socket may use the host controls."""
+        """Whether this socket may use the host controls (none once the table has ended)."""
         seat = self.hosting.host_seat
+        if self.status == "ended":
+            return False
         return listener in self.host_listeners or (seat is not None and listener.seat == seat)
 
     def idle_for(self, now: float) -> float | None:
@@ -502,12 +504,17 @@ class TableHub:
         return token
 
     async def add_bot(
-        self, table_id: str, seat: int, level: str, invite: str | None = None
+        self,
+        table_id: str,
+        seat: int,
+        level: str,
+        invite: str | None = None,
+        host_token: str | None = None,
     ) -> None:
         room = await self.room(table_id)
 
         async def seat_bot(room: Room) -> None:
-            self._check_invite(room, invite, None)
+            self._check_invite(room, invite, host_token)
             current = self._empty_seat(room, seat)
             bot = SeatRecord(current.seat, name=f"Bot ({level})", bot=level, connected=True)
             await self._write_seat(room, bot)
@@ -1022,10 +1029,10 @@ class TableHub:
         delay = REVIVE_FIRST
         for _ in range(REVIVE_ATTEMPTS):
             await asyncio.sleep(delay)
-            if self.closing or table_id in self.rooms:
+            if self.closing:
                 return
             try:
-                room = await self.room(table_id)
+                room = await self.room(table_id)  # or the room a request loaded meanwhile
             except TableError:
                 return
             except Exception:
@@ -1034,7 +1041,24 @@ class TableHub:
                 delay = min(delay * 2, REVIVE_MAX)
                 continue
             log.info("table reloaded after a failed write", table=table_id, version=room.version)
+            if not self._shared:  # its sockets were sent away: their seats are away now
+                with contextlib.suppress(TableError):
+                    await self._mutate(room, self._away_unless_held)
             return
+
+    async def _away_unless_held(self, room: Room) -> None:
+        """Seats shown present that no socket of this (only) process holds: away, with
+        their grace time started."""
+        held = room.held_seats()
+        gone = [
+            replace(seat, connected=False)
+            for seat in room.seats
+            if seat.connected and seat.token_hash is not None and seat.seat not in held
+        ]
+        if gone:
+            await self._write_seats(room, gone)
+            for seat in gone:
+                self._start_grace(room, seat.seat)
 
     async def _seat_for(self, room: Room, token: str) -> int | None:
         """The seat of a token; an unknown token may be one another process just gave
