@@ -1,16 +1,19 @@
 """FastAPI application factory: wires settings, database, hub, pub/sub and routes.
 
-Run with `uvicorn server.app:app --ws websockets-sansio`. At start-up the database is
+Run with `spades serve`, or `uvicorn server.app:app --ws websockets-sansio --ws-max-size 8192
+--no-proxy-headers` (docs/operations.md). At start-up the database is
 migrated (`settings.migrate_on_start`) and every unfinished game resumes where it was;
 at shutdown in-flight changes finish and sockets close with 1012 ("server restarting").
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 import structlog
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import ops, pages, sockets, tables
 from server.api.ratelimit import WriteLimiter
+from server.api.security import SecurityHeaders
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub
@@ -31,17 +35,24 @@ from server.store.repository import TableStore
 log = structlog.get_logger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
+TOO_LARGE = "Request body too large."
+TOO_SLOW = "Request body not received in time."
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyRefused(HTTPException):
+    """Raised from `receive` while the body is read. FastAPI lets an HTTPException from
+    reading a body through, so the app's handler answers it as `{"detail": ...}`."""
 
 
 class BodyLimit:
-    """Refuse request bodies over MAX_BODY_BYTES with 413 before anything parses them."""
+    """Refuse request bodies over MAX_BODY_BYTES with 413 before anything parses them, and
+    bodies not complete within `timeout` seconds of the request with 408 (the connection is
+    then closed): a client that announces a body and sends it slowly, or never, holds no
+    request for long."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, timeout: float = 10.0) -> None:
         self.app = app
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,34 +61,55 @@ class BodyLimit:
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"0")
         if not length.isdigit() or int(length) > MAX_BODY_BYTES:
-            await too_large(send)
+            await refuse_body(send, 413, TOO_LARGE)
             return
+        deadline = asyncio.get_running_loop().time() + self.timeout
         seen = 0
+        complete = False
 
         async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, complete
+            if complete:  # later reads wait for a disconnect, for as long as a response takes
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyRefused(408, TOO_SLOW, headers={"Connection": "close"}) from None
             seen += len(message.get("body", b""))
             if seen > MAX_BODY_BYTES:
-                raise BodyTooLarge
+                raise BodyRefused(413, TOO_LARGE)
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
             return message
 
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await self.app(scope, counted, send)
-        except BodyTooLarge:
-            await too_large(send)
+            await self.app(scope, counted, tracked)
+        except BodyRefused as refusal:  # read outside FastAPI's handlers: answer it here
+            if not started:
+                await refuse_body(send, refusal.status_code, refusal.detail)
 
 
-async def too_large(send: Send) -> None:
-    body = b'{"detail":"Request body too large."}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json")],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+async def refuse_body(send: Send, status: int, detail: str) -> None:
+    headers = [(b"content-type", b"application/json")]
+    if status == 408:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": orjson.dumps({"detail": detail})})
+
+
+class SpadesApp(FastAPI):
+    """FastAPI with SecurityHeaders around its whole middleware stack, so that even the
+    500 of Starlette's outermost error middleware carries the headers."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 @asynccontextmanager
@@ -102,7 +134,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI app for `settings` (from the environment when None)."""
     settings = settings or get_settings()
     configure_logging(settings)
-    app = FastAPI(title="Spades", lifespan=lifespan)
+    app = SpadesApp(title="Spades", lifespan=lifespan)
     app.state.settings = settings
     app.state.db_engine = create_engine(settings.database_url)
     app.state.redis = None
@@ -116,9 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
     app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
+    app.state.socket_guard = sockets.SocketGuard(settings)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, timeout=settings.body_timeout_seconds)
     add_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(tables.router)

@@ -29,6 +29,7 @@ import uvicorn
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
 
+from server.api.sockets import MAX_MESSAGE_BYTES
 from server.observability import configure_logging
 from server.settings import Settings
 
@@ -184,13 +185,22 @@ def serve(args: argparse.Namespace) -> int:
     host = args.host if args.host is not None else settings.host
     port = args.port if args.port is not None else settings.port
     configure_logging(settings)
+    options: dict[str, Any] = {
+        "ws": WS_PROTOCOL,
+        # A frame over our own limit is refused (1009) before it is read whole, not after.
+        "ws_max_size": MAX_MESSAGE_BYTES,
+        # X-Forwarded-For/-Proto are believed only from the proxies named in settings.
+        "proxy_headers": bool(settings.forwarded_allow_ips),
+        "forwarded_allow_ips": settings.forwarded_allow_ips or None,
+        # log_config=None: configure_logging already routes uvicorn's lines through ours.
+        "log_config": None,
+    }
     if args.reload:
         # The reloader's worker is another process: announce before handing over to it.
         announce(host, port)
-        uvicorn.run(APP, host=host, port=port, ws=WS_PROTOCOL, reload=True, log_config=None)
+        uvicorn.run(APP, host=host, port=port, reload=True, **options)
         return 0
-    # log_config=None: configure_logging already routes uvicorn's lines through our renderer.
-    config = uvicorn.Config(APP, host=host, port=port, ws=WS_PROTOCOL, log_config=None)
+    config = uvicorn.Config(APP, host=host, port=port, **options)
     server = _AnnouncingServer(config)
     # After a graceful stop uvicorn re-raises the SIGTERM/SIGINT it handled, so the process
     # would die by that signal (exit 143) although everything closed cleanly. A stop that

@@ -34,10 +34,17 @@ ACTION_LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
+SOCKETS_DROPPED = Counter(
+    "spades_sockets_dropped_total",
+    "WebSockets the server closed or refused to protect itself and its players",
+    ["reason"],
+)  # reason: too_slow | per_address | origin_not_allowed | server_error
 
 # Both roles exist from the start, so a dashboard shows 0 rather than "no data".
 for _role in ("player", "spectator"):
     CONNECTED_SOCKETS.labels(role=_role)
+for _reason in ("too_slow", "per_address", "origin_not_allowed", "server_error"):
+    SOCKETS_DROPPED.labels(reason=_reason)
 
 REDACTED = "[redacted]"
 _HANDLER_NAME = "spades"
@@ -163,6 +170,35 @@ def logs_as_json(settings: Settings, stream: Any = None) -> bool:
         return True
 
 
+class ProtocolNoise(logging.Filter):
+    """Lowers uvicorn's ERROR records about a client breaking the protocol to INFO, without
+    the traceback: a peer's bad frame is not a server error (it is answered with a close
+    code, 1007 for invalid UTF-8). Every other record, real errors included, passes as is.
+    """
+
+    # uvicorn's messages (websockets-sansio) for what a client sent, not what the server did.
+    MESSAGES = frozenset({"Invalid UTF-8 sequence received from client."})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if (
+            record.levelno >= logging.ERROR
+            and isinstance(record.msg, str)
+            and record.msg in self.MESSAGES
+        ):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.exc_info = record.exc_text = None
+            # The level was checked for ERROR: a server logging at WARNING drops it now.
+            return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+        return True
+
+
+def quiet_protocol_noise() -> None:
+    """Install ProtocolNoise on uvicorn's error logger, once."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, ProtocolNoise) for f in logger.filters):
+        logger.addFilter(ProtocolNoise())
+
+
 # Loggers whose INFO lines at start-up say only what a library loaded: below DEBUG they would
 # bury the link `spades serve` prints, and tell an operator nothing.
 _QUIET_AT_INFO = ("alembic.runtime.plugins",)
@@ -217,6 +253,7 @@ def configure_logging(settings: Settings) -> None:
         uvicorn_logger.propagate = True
         # Follow our level, not one an earlier uvicorn log config left on the logger.
         uvicorn_logger.setLevel(logging.NOTSET)
+    quiet_protocol_noise()
     structlog.configure(
         processors=[
             *shared,

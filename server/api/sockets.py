@@ -3,6 +3,12 @@
 It only parses and checks messages, then hands them to the hub. Outgoing messages go
 through a per-socket queue drained by one writer task, so that a slow client never holds
 a table's lock and every client receives its messages in version order.
+
+Before a conversation starts the socket's `Origin` must be allowed (a page of another site
+may not drive a player's seat from their browser) and its client address must hold fewer
+than `SPADES_WS_PER_ADDRESS` sockets; otherwise it is accepted and closed at once with a
+code and reason a client can read (1008 "origin not allowed", 1013 "too many connections
+from your address").
 """
 
 from __future__ import annotations
@@ -10,58 +16,165 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections import Counter
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 import structlog
-from fastapi import APIRouter, WebSocket
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.websockets import WebSocketState
 
+from server.observability import ERRORS, SOCKETS_DROPPED
 from server.realtime.errors import TableError
 from server.realtime.hub import Room, TableHub, error
+from server.settings import Settings
 
 log = structlog.get_logger(__name__)
 
 router = APIRouter()
 
+# The largest incoming message, in bytes (UTF-8 for text frames). `spades serve` gives it
+# to uvicorn as `ws_max_size`, so a bigger frame is refused (1009) before it is read whole.
 MAX_MESSAGE_BYTES = 8 * 1024
 # A client that lets this many messages pile up unread is dropped.
 MAX_QUEUED = 1000
+# How long a close may wait for the socket to take its frame before the connection is cut.
+CLOSE_TIMEOUT_SECONDS = 1.0
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_SLOW = 1008
+CLOSE_ORIGIN = 1008
+CLOSE_SERVER_ERROR = 1011
+CLOSE_TOO_MANY = 1013
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def abort_connection(websocket: WebSocket) -> bool:
+    """Cut the TCP connection under `websocket` at once; False if the server hides it.
+
+    ASGI has no way to drop a peer that reads nothing: a close frame waits behind the unread
+    data and the transport's own close waits to flush it, for ever. uvicorn's WebSocket
+    protocols (websockets-sansio, websockets, wsproto) hand the app their bound `receive`,
+    whose object holds the asyncio transport: abort that.
+    """
+    owner = getattr(getattr(websocket, "_receive", None), "__self__", None)
+    transport = getattr(owner, "transport", None)
+    if transport is None or not hasattr(transport, "abort"):
+        return False
+    transport.abort()
+    return True
 
 
 class SocketListener:
     """One WebSocket as the hub sees it: a seat and a mailbox."""
 
-    def __init__(self, websocket: WebSocket) -> None:
+    def __init__(self, websocket: WebSocket, table_id: str) -> None:
         self.websocket = websocket
+        self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
         self.queue: asyncio.Queue[dict[str, Any] | tuple[int, str]] = asyncio.Queue()
+        self.writer: asyncio.Task[None] | None = None
+        self.closer: asyncio.Task[None] | None = None
+        # Set once the socket is being dropped: nothing more is queued for it.
+        self.dropped = False
+
+    def start(self) -> None:
+        self.writer = asyncio.create_task(self.write())
 
     def send(self, message: dict[str, Any]) -> None:
+        if self.dropped:
+            return
         if self.queue.qsize() >= MAX_QUEUED:
-            self.queue.put_nowait((CLOSE_TOO_SLOW, "too slow"))
+            log.warning("socket dropped: client reads too slowly", table=self.table_id)
+            SOCKETS_DROPPED.labels(reason="too_slow").inc()
+            self.drop(CLOSE_TOO_SLOW, "too slow")
             return
         self.queue.put_nowait(message)
 
     async def close(self, code: int, reason: str) -> None:
+        """Close after every message queued so far (a restart, a table reloading)."""
         self.queue.put_nowait((code, reason))
 
+    def drop(self, code: int, reason: str) -> None:
+        """Close now: forget what is queued and stop the writer wherever it waits (a send
+        blocked on a peer that reads nothing), then close with `code`."""
+        self.dropped = True
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        if self.writer is not None:
+            self.writer.cancel()
+        self.closer = asyncio.create_task(self._close_after_writer(code, reason))
+
+    async def _close_after_writer(self, code: int, reason: str) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writer
+        await self.close_now(code, reason)
+
+    async def close_now(self, code: int, reason: str) -> None:
+        """Send the close frame if the socket takes it within CLOSE_TIMEOUT_SECONDS, else
+        cut the connection: a peer that reads nothing would never receive the frame anyway."""
+        try:
+            await asyncio.wait_for(self.websocket.close(code, reason), CLOSE_TIMEOUT_SECONDS)
+        except TimeoutError:
+            if not abort_connection(self.websocket):
+                log.warning("socket could not be cut: no transport", table=self.table_id)
+        except Exception:  # already closed: nothing left to do
+            return
+
     async def write(self) -> None:
-        """Send queued messages in order until a close is queued or the socket dies."""
+        """Send queued messages in order until a close is queued or the socket dies.
+
+        A message that cannot be encoded, or a send that fails for another reason than the
+        peer going away, is logged (the table and the kind of failure, never the message)
+        and closes the socket with 1011 "server error"; the reader then ends as on any close.
+        """
         while True:
             item = await self.queue.get()
             if isinstance(item, tuple):
-                code, reason = item
-                with contextlib.suppress(Exception):
-                    await self.websocket.close(code, reason)
+                await self.close_now(*item)
                 return
-            await self.websocket.send_text(orjson.dumps(item).decode())
+            try:
+                text = orjson.dumps(item).decode()
+            except TypeError as problem:  # orjson.JSONEncodeError is a TypeError
+                self._failed("socket message could not be encoded", item, problem)
+                await self.close_now(CLOSE_SERVER_ERROR, "server error")
+                return
+            try:
+                await self.websocket.send_text(text)
+            except WebSocketDisconnect:  # the peer went away: the reader sees it too
+                return
+            except Exception as problem:
+                self._failed("socket message could not be sent", item, problem)
+                await self.close_now(CLOSE_SERVER_ERROR, "server error")
+                return
+
+    def _failed(self, event: str, item: dict[str, Any], problem: Exception) -> None:
+        self.dropped = True
+        ERRORS.labels(where="socket").inc()
+        SOCKETS_DROPPED.labels(reason="server_error").inc()
+        log.error(
+            event,
+            table=self.table_id,
+            message_type=str(item.get("type"))[:40],
+            error=type(problem).__name__,
+            # orjson's and the websocket's reasons name a kind of failure, not the content.
+            reason=str(problem)[:200],
+        )
+
+    async def stop(self) -> None:
+        """Stop the writer (and a close in progress) once the conversation has ended."""
+        if self.writer is not None:
+            self.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.writer
+        if self.closer is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.closer
 
 
 class Limiter:
@@ -75,12 +188,97 @@ class Limiter:
         return self.strategy.hit(self.item, "ws", key)
 
 
+def _origin_key(origin: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) of an `Origin` value; None for `null` or anything unreadable.
+
+    >>> _origin_key("https://Spades.Example.com")
+    ('https', 'spades.example.com', 443)
+    >>> _origin_key("http://[::1]:8000/")
+    ('http', '::1', 8000)
+    >>> _origin_key("null") is None
+    True
+    """
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname.lower(), port or DEFAULT_PORTS[parts.scheme]
+
+
+def same_origin(origin: tuple[str, str, int], host_header: str | None) -> bool:
+    """Whether the Origin names the host (and port) the request was sent to.
+
+    A `Host` without a port stands for the Origin scheme's default port.
+
+    >>> same_origin(("http", "127.0.0.1", 8000), "127.0.0.1:8000")
+    True
+    >>> same_origin(("https", "spades.example.com", 443), "spades.example.com")
+    True
+    >>> same_origin(("http", "evil.example", 8000), "127.0.0.1:8000")
+    False
+    """
+    if not host_header:
+        return False
+    try:
+        parts = urlsplit(f"//{host_header.strip()}")
+        port = parts.port
+    except ValueError:
+        return False
+    _scheme, host, origin_port = origin
+    host_port = port if port is not None else origin_port
+    return (parts.hostname or "").lower() == host and host_port == origin_port
+
+
+class SocketGuard:
+    """The checks a WebSocket passes before its conversation: its Origin, and the number of
+    sockets its client address already holds (settings.ws_per_address)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.per_address = settings.ws_per_address
+        words = [word.strip() for word in (settings.allowed_origins or "").split(",")]
+        self.any_origin = "*" in words
+        self.origins = {key for word in words if word and (key := _origin_key(word))}
+        self.open: Counter[str] = Counter()
+
+    def origin_allowed(self, websocket: WebSocket) -> bool:
+        """No Origin (not a browser: scripts, bots, tests) is allowed; a browser's must be
+        the page's own origin or one of `SPADES_ALLOWED_ORIGINS`."""
+        origin = websocket.headers.get("origin")
+        if origin is None or self.any_origin:
+            return True
+        key = _origin_key(origin)
+        if key is None:
+            return False
+        return key in self.origins or same_origin(key, websocket.headers.get("host"))
+
+    def take(self, address: str) -> bool:
+        """Count one more socket from `address`; False (nothing counted) over the cap."""
+        if self.open[address] >= self.per_address:
+            return False
+        self.open[address] += 1
+        return True
+
+    def release(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+
 def parse_message(raw: dict[str, Any]) -> dict[str, Any]:
-    """The JSON object of one incoming frame; TableError('bad_message') otherwise."""
-    data = raw.get("text")
+    """The JSON object of one incoming frame; TableError('bad_message') otherwise.
+
+    The size limit counts bytes: a text frame's UTF-8 length, as uvicorn's `ws_max_size`.
+    """
+    data: str | bytes | None = raw.get("text")
     if data is None:
         data = raw.get("bytes") or b""
-    if len(data) > MAX_MESSAGE_BYTES:
+    # A character is at least one byte: a text longer than the limit needs no encoding.
+    if len(data) > MAX_MESSAGE_BYTES or (
+        isinstance(data, str) and len(data := data.encode()) > MAX_MESSAGE_BYTES
+    ):
         raise TableError("bad_message", f"Messages are at most {MAX_MESSAGE_BYTES} bytes.")
     try:
         message = orjson.loads(data)
@@ -132,8 +330,35 @@ async def handle(
     return greeted
 
 
+async def refuse(websocket: WebSocket, code: int, reason: str, why: str) -> None:
+    """Accept, then close with a code and reason the client's script can read (a refused
+    handshake shows a browser's script only 1006)."""
+    SOCKETS_DROPPED.labels(reason=why).inc()
+    await websocket.accept()
+    await websocket.close(code, reason)
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    guard: SocketGuard = websocket.app.state.socket_guard
+    if not guard.origin_allowed(websocket):
+        log.info("socket refused: origin not allowed", table=table_id)
+        await refuse(websocket, CLOSE_ORIGIN, "origin not allowed", "origin_not_allowed")
+        return
+    address = websocket.client.host if websocket.client is not None else "unknown"
+    if not guard.take(address):
+        log.info("socket refused: too many from one address", table=table_id)
+        await refuse(
+            websocket, CLOSE_TOO_MANY, "too many connections from your address", "per_address"
+        )
+        return
+    try:
+        await converse(websocket, table_id)
+    finally:
+        guard.release(address)
+
+
+async def converse(websocket: WebSocket, table_id: str) -> None:
     hub: TableHub = websocket.app.state.hub
     await websocket.accept()
     try:
@@ -144,8 +369,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     if hub.closing:
         await websocket.close(1012, "server restarting")
         return
-    socket = SocketListener(websocket)
-    writer = asyncio.create_task(socket.write())
+    socket = SocketListener(websocket, room.id)
+    socket.start()
     limiter: Limiter = websocket.app.state.ws_limiter
     greeted = False
     try:
@@ -153,13 +378,22 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             raw = await websocket.receive()
             if raw["type"] == "websocket.disconnect":
                 break
+            # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
+            # act's id; a frame that is not even a message spends the budget all the same.
             message: dict[str, Any] = {}
+            refusal: TableError | None = None
             try:
-                if not limiter.allow(socket.key):
-                    raise TableError("rate_limited", "Too many messages; slow down.")
                 message = parse_message(raw)
-                greeted = await handle(hub, room, socket, message, greeted)
-            except TableError as refusal:
+            except TableError as bad:
+                refusal = bad
+            if not limiter.allow(socket.key):
+                refusal = TableError("rate_limited", "Too many messages; slow down.")
+            if refusal is None:
+                try:
+                    greeted = await handle(hub, room, socket, message, greeted)
+                except TableError as refused:
+                    refusal = refused
+            if refusal is not None:
                 act_id = message.get("id")
                 act_id = act_id if isinstance(act_id, str | int) else None
                 socket.send(error(refusal.code, refusal.message, act_id))
@@ -168,9 +402,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     finally:
         if greeted:
             await hub.leave(room, socket)
-        writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await writer
+        await socket.stop()
         if websocket.application_state != WebSocketState.DISCONNECTED:
             with contextlib.suppress(Exception):
                 await websocket.close()
