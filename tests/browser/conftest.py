@@ -75,7 +75,12 @@ def open_page(browser, server: LiveServer) -> Iterator[Callable[..., object]]:
     errors: list[str] = []
 
     def opener(path: str = "/", viewport: dict[str, int] | None = None, init_script: str = ""):
-        context = browser.new_context(viewport=viewport or LAPTOP, base_url=server.url)
+        # Playwright's wait_for_function polls its predicate with eval, which the pages'
+        # Content-Security-Policy forbids; tests/api/test_security.py loads the pages
+        # with the policy in force and checks that nothing breaks it.
+        context = browser.new_context(
+            viewport=viewport or LAPTOP, base_url=server.url, bypass_csp=True
+        )
         context.set_default_timeout(20_000)  # the CI machine is shared and busy
         contexts.append(context)
         page = context.new_page()
