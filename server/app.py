@@ -148,6 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
     app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
+    app.state.chat_limiter = sockets.Limiter(settings.chat_rate_limit, "chat")
     app.state.socket_guard = sockets.SocketGuard(settings)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 

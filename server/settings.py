@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     seat_name_max_length: int = 32
     # Per-connection message rate limit, as understood by the `limits` library.
     ws_rate_limit: str = "20/second"
+    # Chat lines per client address, over all its sockets and tables.
+    chat_rate_limit: str = "30/minute"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "60/minute"
     # -- Connection limits and trust (docs/operations.md, Security) --
@@ -78,7 +80,7 @@ class Settings(BaseSettings):
     # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
     migrate_on_start: bool = True
 
-    @field_validator("ws_rate_limit", "http_rate_limit")
+    @field_validator("ws_rate_limit", "http_rate_limit", "chat_rate_limit")
     @classmethod
     def _rate(cls, rate: str) -> str:
         """Refuse a rate the `limits` library cannot read, at start-up, by name."""

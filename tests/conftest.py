@@ -130,6 +130,7 @@ def settings(database_url: str) -> Settings:
         REDIS_URL=None,
         bot_delay=0,
         ws_rate_limit="1000/second",
+        chat_rate_limit="1000/second",
         http_rate_limit="1000/second",
         log_level="WARNING",
     )

@@ -49,6 +49,7 @@ class LiveServer:
             "DATABASE_URL": database_url,
             "SPADES_BOT_DELAY": "0",
             "SPADES_HTTP_RATE_LIMIT": "1000/second",
+            "SPADES_CHAT_RATE_LIMIT": "1000/second",
             "SPADES_LOG_LEVEL": "WARNING",
             **(env or {}),
         }

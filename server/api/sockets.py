@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -178,14 +179,16 @@ class SocketListener:
 
 
 class Limiter:
-    """Per-connection message budget (settings.ws_rate_limit) with the `limits` library."""
+    """A message budget with the `limits` library: per connection (settings.ws_rate_limit)
+    or, for chat, per client address (settings.chat_rate_limit)."""
 
-    def __init__(self, rate: str) -> None:
+    def __init__(self, rate: str, namespace: str = "ws") -> None:
         self.item: RateLimitItem = parse(rate)
+        self.namespace = namespace
         self.strategy = MovingWindowRateLimiter(MemoryStorage())
 
     def allow(self, key: str) -> bool:
-        return self.strategy.hit(self.item, "ws", key)
+        return self.strategy.hit(self.item, self.namespace, key)
 
 
 def _origin_key(origin: str) -> tuple[str, str, int] | None:
@@ -297,9 +300,15 @@ def optional(message: dict[str, Any], key: str, kind: type) -> Any:
 
 
 async def handle(
-    hub: TableHub, room: Room, socket: SocketListener, message: dict[str, Any], greeted: bool
+    hub: TableHub,
+    room: Room,
+    socket: SocketListener,
+    message: dict[str, Any],
+    greeted: bool,
+    chat_budget: Callable[[], bool] = lambda: True,
 ) -> bool:
-    """Dispatch one message; returns whether the socket has said hello."""
+    """Dispatch one message; returns whether the socket has said hello. `chat_budget`
+    spends one chat line of the client address's budget (False: over it)."""
     kind = message["type"]
     if kind == "hello":
         token = optional(message, "token", str)
@@ -322,6 +331,10 @@ async def handle(
         version = optional(message, "version", int)
         await hub.act(room, socket, action, act_id, version)
     elif kind == "chat":
+        if not chat_budget():
+            raise TableError(
+                "rate_limited", "Too many chat lines from your address; wait a little."
+            )
         await hub.chat(room, socket, message.get("text"))
     elif kind == "back":
         await hub.take_back(room, socket)
@@ -353,12 +366,12 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         )
         return
     try:
-        await converse(websocket, table_id)
+        await converse(websocket, table_id, address)
     finally:
         guard.release(address)
 
 
-async def converse(websocket: WebSocket, table_id: str) -> None:
+async def converse(websocket: WebSocket, table_id: str, address: str) -> None:
     hub: TableHub = websocket.app.state.hub
     await websocket.accept()
     try:
@@ -372,6 +385,7 @@ async def converse(websocket: WebSocket, table_id: str) -> None:
     socket = SocketListener(websocket, room.id)
     socket.start()
     limiter: Limiter = websocket.app.state.ws_limiter
+    chat_limiter: Limiter = websocket.app.state.chat_limiter
     greeted = False
     try:
         while True:
@@ -390,7 +404,9 @@ async def converse(websocket: WebSocket, table_id: str) -> None:
                 refusal = TableError("rate_limited", "Too many messages; slow down.")
             if refusal is None:
                 try:
-                    greeted = await handle(hub, room, socket, message, greeted)
+                    greeted = await handle(
+                        hub, room, socket, message, greeted, lambda: chat_limiter.allow(address)
+                    )
                 except TableError as refused:
                     refusal = refused
             if refusal is not None:

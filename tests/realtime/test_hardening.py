@@ -194,3 +194,28 @@ async def test_a_table_takes_as_many_watchers_as_configured_and_refuses_the_next
             assert (await again.connect())["seat"] == 0
             for client in (player, *watchers, again):
                 await client.close()
+
+
+async def test_chat_has_a_budget_per_address_across_sockets_and_tables(settings: Settings):
+    from server.app import create_app
+
+    application = create_app(settings.model_copy(update={"chat_rate_limit": "3/minute"}))
+    async for address in serve(application):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            first, second = [await create_table(http, FAST_RULES) for _ in range(2)]
+            chatty = [TableClient(address, table_id) for table_id in (first, first, second)]
+            for client in chatty:
+                await client.connect()
+            for number, client in enumerate(chatty):
+                await client.send({"type": "chat", "text": f"line {number}"})
+                await client.until(lambda m: m["type"] == "chat")
+            before = (await http.get(f"/api/tables/{first}")).json()["version"]
+            await chatty[0].send({"type": "chat", "text": "one too many"})
+            refusal = await chatty[0].until(lambda m: m["type"] == "error")
+            assert refusal["code"] == "rate_limited"
+            await chatty[0].send({"type": "ping"})
+            await chatty[0].until(lambda m: m["type"] == "pong")
+            assert (await http.get(f"/api/tables/{first}")).json()["version"] == before
+            assert not any(m.get("text") == "one too many" for m in chatty[1].messages)
+            for client in chatty:
+                await client.close()
