@@ -31,9 +31,7 @@ def upgrade() -> None:
         batch_op.alter_column("listed", server_default=None)
     with op.batch_alter_table("seats", schema=None) as batch_op:
         batch_op.add_column(sa.Column("autoplay_reason", sa.String(length=16), nullable=True))
-        batch_op.add_column(
-            sa.Column("timeouts", sa.Integer(), nullable=False, server_default="0")
-        )
+        batch_op.add_column(sa.Column("timeouts", sa.Integer(), nullable=False, server_default="0"))
     with op.batch_alter_table("seats", schema=None) as batch_op:
         batch_op.alter_column("timeouts", server_default=None)
     with op.batch_alter_table("hands", schema=None) as batch_op:
