@@ -3,10 +3,24 @@
 SQLite (the zero-setup default) runs in WAL mode so that readers never wait for the
 writer; PostgreSQL is used through asyncpg. Migrations are Alembic's, run in-process at
 start-up when `settings.migrate_on_start` is on.
+
+SQLite has one writer at a time, and a connection that finds the file locked waits in
+SQLite's busy handler, which sleeps and retries (no queue): with many tables writing at
+once through the pool's connections, one writer could lose every retry for the whole
+busy timeout and fail with `database is locked`. So the sessions made here for SQLite
+take their write transactions (`sessions.begin()`) one at a time, in order of arrival,
+in the process (`SerialWriteSessions`). sqlite3 opens each write transaction with
+`BEGIN IMMEDIATE` (before its first INSERT/UPDATE/DELETE): the file's write lock is taken
+at BEGIN, never by upgrading a read, and the busy timeout is left for another process (a
+`spades` command) that writes to the same file.
 """
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +28,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ALEMBIC_INI = ROOT / "alembic.ini"
@@ -42,18 +61,59 @@ def ensure_sqlite_directory(url: str) -> None:
 
 
 def create_engine(url: str) -> AsyncEngine:
-    """An AsyncEngine for `url`; SQLite connections get WAL mode and a busy timeout.
+    """An AsyncEngine for `url`; SQLite connections get WAL mode, a busy timeout and
+    `BEGIN IMMEDIATE` (see the module's docstring).
 
     `hide_parameters`: a database error must not quote a game snapshot (every hand) or a
     token hash into a log line."""
     if is_sqlite(url):
-        engine = create_async_engine(url, hide_parameters=True)
+        # sqlite3's own transaction control stays (a SELECT opens no transaction, so no
+        # reader holds a snapshot it would have to upgrade to write), but the BEGIN it
+        # emits before the first INSERT/UPDATE/DELETE is `BEGIN IMMEDIATE`.
+        engine = create_async_engine(
+            url, hide_parameters=True, connect_args={"isolation_level": "IMMEDIATE"}
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_pre_ping=True, hide_parameters=True)
 
 
+# One lock per SQLite file and event loop: the writers of this process queue on it.
+_WRITE_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def sqlite_write_lock(engine: AsyncEngine) -> asyncio.Lock:
+    """The lock this process's write transactions on `engine`'s SQLite file take, first
+    come first served (an asyncio.Lock hands itself to its waiters in order)."""
+    database = engine.url.database or ":memory:"
+    key = database if database == ":memory:" else str(Path(database).resolve())
+    locks = _WRITE_LOCKS.setdefault(asyncio.get_running_loop(), {})
+    return locks.setdefault(key, asyncio.Lock())
+
+
+class SerialWriteSessions(async_sessionmaker[AsyncSession]):
+    """Sessions for SQLite whose `begin()` (a write transaction, committed at the end)
+    waits for the file's write lock in the process first; plain sessions (reads) do not
+    wait, WAL lets them read while a write goes on."""
+
+    def __init__(self, engine: AsyncEngine, **options: Any) -> None:
+        super().__init__(engine, **options)
+        self.engine = engine
+
+    @asynccontextmanager
+    async def _one_writer(self) -> AsyncIterator[AsyncSession]:
+        async with sqlite_write_lock(self.engine), super().begin() as session:
+            yield session
+
+    def begin(self) -> Any:  # an async context manager, like the base class's
+        return self._one_writer()
+
+
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:
+    if engine.dialect.name == "sqlite":
+        return SerialWriteSessions(engine, expire_on_commit=False)
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
