@@ -38,6 +38,18 @@ RUNS = {
         ["--tables", "2", "--moves", "5"],
         [r"lobby \(summary query\)\s+2 tables listed", r"[\d.]+ KiB per room"],
     ),
+    "soak": (
+        ["--tables", "3", "--seconds", "8", "--target", "100"],
+        [
+            r"games finished: [1-9]\d*, unfinished: 0",
+            r"actions/s: \d+ \(version increments",
+            r"stalls: 0 tables .* longest gap [\d.]+ s",
+            r"write failures: store 0, store_retry 0",
+            r"server log: 0 'database is locked' lines",
+            r"RSS MB: start [\d.]+, peak [\d.]+, end [\d.]+, slope [+-][\d.]+ MB/min",
+            r"soak: PASS \(3 tables, 8 s, \d+ games, 0 stalls, 0 write failures, RSS \d+ -> \d+",
+        ],
+    ),
     "server": (
         ["--games", "1", "--target", "100"],
         [r"throughput: \d+ moves/s", r"move latency ms: median [\d.]+"],
