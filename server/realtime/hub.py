@@ -1004,6 +1004,9 @@ class TableHub:
                     table=write.table_id,
                     version=write.old_version,
                     error=type(failure).__name__,
+                    # The driver's words ("database is locked"); statement values are
+                    # hidden by the engine (hide_parameters), so no card or token shows.
+                    reason=str(failure).splitlines()[0][:200] if str(failure) else None,
                 )
                 await asyncio.sleep(delay)
 
@@ -1301,6 +1304,7 @@ class TableHub:
                 table=room.id,
                 version=room.version,
                 error=type(failure).__name__,
+                reason=str(failure).splitlines()[0][:200] if str(failure) else None,
             )
             await self._forget(room)
             raise TableError("unavailable", "The move could not be saved; try again.") from None
