@@ -184,3 +184,11 @@ async def served(settings: Settings) -> AsyncIterator[tuple[FastAPI, str]]:
     application = create_app(settings)
     async for address in serve(application):
         yield application, address
+
+
+@pytest.fixture
+async def http(served: tuple[FastAPI, str]) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of the served app (real uvicorn, as `served`)."""
+    _app, address = served
+    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
+        yield client

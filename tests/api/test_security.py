@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -34,13 +33,6 @@ EXPECTED = {
 @pytest.fixture
 def database_url(tmp_path: Path) -> str:
     return f"sqlite+aiosqlite:///{tmp_path / 'db' / 'spades.db'}"
-
-
-@pytest.fixture
-async def http(served) -> AsyncIterator[httpx.AsyncClient]:
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
 
 
 def assert_secured(response: httpx.Response) -> None:

@@ -60,13 +60,6 @@ def my_turn(message: dict[str, Any]) -> bool:
     )
 
 
-@pytest.fixture
-async def http(served):
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
-
-
 async def test_the_timer_moves_an_idle_seat_in_time_then_autoplays_it_until_the_player_is_back(
     served, http
 ):

@@ -19,13 +19,6 @@ from tests.realtime.test_room_lifecycle import until
 FAST_RULES = {"preset": "standard", "target_score": 100}
 
 
-@pytest.fixture
-async def http(served):
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
-
-
 @pytest.mark.parametrize(
     "field", ["target_score", "nil_penalty", "bag_penalty", "blind_nil_behind_by", "lose_score"]
 )

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
 from server.settings import Settings
 from tests.realtime.players import TableClient, create_table, seat_players
 
 FAST_RULES = {"preset": "standard", "target_score": 100}
-
-
-@pytest.fixture
-async def http(served):
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
 
 
 @pytest.fixture

@@ -46,13 +46,6 @@ def settings(database_url: str, bot_delay: float) -> Settings:
     )
 
 
-@pytest.fixture
-async def http(served):
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
-
-
 async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     """Poll `condition` until it holds (the sweeper runs every IDLE / 2 seconds)."""
     deadline = time.monotonic() + timeout

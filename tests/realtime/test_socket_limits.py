@@ -51,13 +51,6 @@ def database_url(tmp_path: Path) -> str:
     return f"sqlite+aiosqlite:///{tmp_path / 'db' / 'spades.db'}"
 
 
-@pytest.fixture
-async def http(served) -> AsyncIterator[httpx.AsyncClient]:
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
-
-
 @contextlib.asynccontextmanager
 async def served_with(settings: Settings, **changes: Any) -> AsyncIterator[tuple[Any, str]]:
     """(app, address) of an app with these settings changed, behind real uvicorn."""

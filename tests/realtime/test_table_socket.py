@@ -43,13 +43,6 @@ def assert_no_hidden_card(message: dict[str, Any]) -> None:
     assert named <= visible_cards(view), named - visible_cards(view)
 
 
-@pytest.fixture
-async def http(served):
-    _app, address = served
-    async with httpx.AsyncClient(base_url=f"http://{address}") as client:
-        yield client
-
-
 def assert_logs_keep_secrets(records: list[Any], tokens: list[str]) -> None:
     """No log line of the server names a token or any card."""
     for record in records:
