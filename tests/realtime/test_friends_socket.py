@@ -50,6 +50,19 @@ async def bots(http: httpx.AsyncClient, table: dict[str, Any], seats: range) -> 
         assert response.status_code == 201, response.text
 
 
+async def one_player_and_bots(
+    http: httpx.AsyncClient, address: str, name: str, **table_body: Any
+) -> tuple[dict[str, Any], str, TableClient]:
+    """A friends' table where `name` sits in seat 0 with a socket open and three bots fill
+    the other seats (the game starts): the table, the seat token, the player's socket."""
+    table = await friends_table(http, **table_body)
+    token = await sit(http, table, 0, name)
+    player = TableClient(address, table["id"], token)
+    await player.connect()
+    await bots(http, table, range(1, 4))
+    return table, token, player
+
+
 def my_turn(message: dict[str, Any]) -> bool:
     view = message.get("state")
     return (
@@ -64,11 +77,7 @@ async def test_the_timer_moves_an_idle_seat_in_time_then_autoplays_it_until_the_
     served, http
 ):
     _app, address = served
-    table = await friends_table(http, turn_seconds=5)
-    token = await sit(http, table, 0, "Idle")
-    player = TableClient(address, table["id"], token)
-    await player.connect()
-    await bots(http, table, range(1, 4))
+    table, _token, player = await one_player_and_bots(http, address, "Idle", turn_seconds=5)
 
     timed_out = []
     for _ in range(2):
@@ -108,11 +117,7 @@ async def test_the_timer_moves_an_idle_seat_in_time_then_autoplays_it_until_the_
 
 async def test_a_player_who_acts_keeps_the_seat_and_the_clock_restarts_for_each_seat(served, http):
     _app, address = served
-    table = await friends_table(http, turn_seconds=30)
-    token = await sit(http, table, 0, "Quick")
-    player = TableClient(address, table["id"], token)
-    await player.connect()
-    await bots(http, table, range(1, 4))
+    _table, _token, player = await one_player_and_bots(http, address, "Quick", turn_seconds=30)
     waiting = await player.until(my_turn)
     first_deadline = moment(waiting["deadline"])
     action = waiting["state"]["legal"][0]
@@ -126,11 +131,7 @@ async def test_a_player_who_acts_keeps_the_seat_and_the_clock_restarts_for_each_
 
 async def test_a_refused_action_says_the_engines_reason(served, http):
     _app, address = served
-    table = await friends_table(http)
-    token = await sit(http, table, 0, "Ann")
-    player = TableClient(address, table["id"], token)
-    await player.connect()
-    await bots(http, table, range(1, 4))
+    _table, token, player = await one_player_and_bots(http, address, "Ann")
     waiting = await player.until(my_turn)
     assert waiting["state"]["phase"] == "bid"
     before = waiting["version"]
@@ -146,11 +147,7 @@ async def test_a_refused_action_says_the_engines_reason(served, http):
 
 async def test_the_continue_link_puts_a_player_back_in_their_seat_on_another_device(served, http):
     _app, address = served
-    table = await friends_table(http)
-    token = await sit(http, table, 0, "Ann")
-    laptop = TableClient(address, table["id"], token)
-    await laptop.connect()
-    await bots(http, table, range(1, 4))
+    table, token, laptop = await one_player_and_bots(http, address, "Ann")
     on_laptop = await laptop.until(lambda m: m["type"] == "state" and m["state"] is not None)
     # The phone knows only what the link carries: the seat token.
     phone = TableClient(address, table["id"], token)
@@ -285,11 +282,9 @@ async def test_a_countdown_survives_a_sigkill_restart_and_the_timer_still_moves_
     address = server.url.removeprefix("http://")
     try:
         async with httpx.AsyncClient(base_url=server.url) as http:
-            table = await friends_table(http, turn_seconds=12)
-            token = await sit(http, table, 0, "Idle")
-            player = TableClient(address, table["id"], token)
-            await player.connect()
-            await bots(http, table, range(1, 4))
+            table, _token, player = await one_player_and_bots(
+                http, address, "Idle", turn_seconds=12
+            )
             waiting = await player.until(my_turn)
             deadline = moment(waiting["deadline"])
             offset = moment(waiting["server_time"]) - datetime.now(UTC)
