@@ -1,0 +1,98 @@
+"""Opponents written for tests and matches, with the signature of ``choose_action``
+(``bench/tournament.py`` takes them as ``bench.opponents:nil_hunter``).
+
+``nil_hunter`` plays as the advanced level except while an opponent's nil (or blind
+nil) is still clean: then everything it does aims to force that nil to take a trick.
+It leads its lowest card of a suit the nil bidder may still hold, plays low in front of
+the nil (so the nil must get under a low card), never ruffs in front of it (a ruff lets
+the nil throw anything), and stays under the nil's card once it is winning.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from server.engine import Rules
+from server.engine.bots import choose_action
+from server.engine.cards import SPADES, card_index, card_order, trick_winner
+
+Action = dict[str, Any]
+
+
+def nil_hunter(
+    rules: Rules,
+    view: dict[str, Any],
+    level: str = "advanced",
+    rng: random.Random | None = None,
+    *,
+    samples: int | None = None,
+) -> Action:
+    """The advanced level's choice, except for cards played while hunting a nil."""
+    legal: list[Action] = list(view.get("legal") or [])
+    if view.get("phase") == "play" and len(legal) > 1:
+        targets = _clean_nils(rules, view)
+        if targets:
+            return _hunt(rules, view, legal, targets)
+    return choose_action(rules, view, "advanced", rng, samples=samples)
+
+
+def _clean_nils(rules: Rules, view: dict[str, Any]) -> list[int]:
+    seat = view["seat"]
+    mine = next(side for side in view["sides"] if seat in side)
+    return [
+        s
+        for s, bid in enumerate(view["bids"])
+        if s not in mine and bid in (0, "blind_nil") and view["tricks_won"][s] == 0
+    ]
+
+
+def _hunt(rules: Rules, view: dict[str, Any], legal: list[Action], targets: list[int]) -> Action:
+    order = card_order(rules.deck)
+    cards = [action["card"] for action in legal]
+
+    def power(code: str) -> int:
+        return order.power[card_index(code)]
+
+    def suit(code: str) -> int:
+        return order.suit[card_index(code)]
+
+    trick = view["trick"]
+    voids = _voids(view, suit)
+    if not trick:
+        live = [c for c in cards if not any(suit(c) in voids.get(t, set()) for t in targets)]
+        return legal[cards.index(min(live or cards, key=power))]
+    played = {p["seat"] for p in trick}
+    led = suit(trick[0]["card"])
+    following = [c for c in cards if suit(c) == led]
+    if any(t not in played for t in targets):
+        # The nil plays after this seat: keep the bar low.
+        if following:
+            return legal[cards.index(min(following, key=power))]
+        side_cards = [c for c in cards if suit(c) != SPADES]
+        return legal[cards.index(max(side_cards or cards, key=power))]
+    codes = [p["card"] for p in trick]
+    winner = trick[trick_winner(codes, rules.deck, rules.duplicate_later_wins)]["seat"]
+    if winner in targets:
+        losers = [
+            c
+            for c in cards
+            if trick_winner([*codes, c], rules.deck, rules.duplicate_later_wins) != len(codes)
+        ]
+        if losers:
+            return legal[cards.index(max(losers, key=power))]
+    return choose_action(rules, view, "advanced")
+
+
+def _voids(view: dict[str, Any], suit: Any) -> dict[int, set[int]]:
+    """Suits each seat has shown it lacks, from the finished tricks and this one."""
+    plays = [*view["played"], *view["trick"]]
+    n = len(view["bids"])
+    voids: dict[int, set[int]] = {}
+    for start in range(0, len(plays), n):
+        cards = plays[start : start + n]
+        led = suit(cards[0]["card"])
+        for play in cards[1:]:
+            if suit(play["card"]) != led:
+                voids.setdefault(play["seat"], set()).add(led)
+    return voids
