@@ -1,0 +1,743 @@
+"""Load benchmark: many tables of four player sockets and spectators play real games at an
+offered rate of actions per second; the same client then drives a bare relay
+(bench/relay.py) in the same run, and our figures are printed as ratios to the relay's.
+
+Starts the table server (`uvicorn server.app:app --ws websockets-sansio --ws-max-size
+8192`, as `spades serve`) on a fresh SQLite file, on `--database-url`, or with `--postgres`
+on a scratch PostgreSQL database (created on 127.0.0.1:5432, dropped afterwards); or
+targets a running one with `--url` (then `--pid` gives its CPU and memory). The relay is
+served by the same uvicorn command line.
+
+Each of `--tables` tables is created listed, its four seats are taken over HTTP with
+names, and its four players and `--spectators` spectators connect over the WebSocket
+(docs/protocol.md). Then the tables play at `--rate` actions/s in all, open loop: table i
+acts at start + i/rate + k*tables/rate (its k-th action), whatever the others do; a table
+whose last action is still in flight acts as soon as it completes (the lag behind the
+schedule is reported). The acting seat picks a legal action from its own view. An
+action's latency runs from sending it until every socket of the table has received the
+state with the new version. A finished game is rematched, so the load stays steady.
+
+Figures: achieved actions/s, latency p50/p99/p99.9, errors by code, server CPU per action
+(psutil: the server's CPU seconds over the run / actions), memory per table (server RSS
+growth while the tables connect, after the first, / tables), the state message size, and
+the load client's own CPU (one core at most: over 90 % it says so, the figures are then
+the client's). `--search` finds, for each side, the highest offered rate with p99 under
+50 ms, no errors and at least 95 % of it achieved (doubling, then bisection, each step
+`--step-seconds`). `--profile` runs our server under `py-spy record` and prints the
+profile's path. `--json` prints the figures as JSON on stdout (the rest goes to stderr).
+
+    .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --seconds 20
+    .venv/bin/python bench/load.py --postgres --tables 50 --rate 100 --seconds 20
+    .venv/bin/python bench/load.py --tables 50 --search
+    .venv/bin/python bench/load.py --tables 2 --rate 10 --seconds 2      # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import psutil  # type: ignore[import-untyped]
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.soak import admin  # noqa: E402
+from tests.live_server import free_port  # noqa: E402
+
+SPADES_APP = ["server.app:app"]
+RELAY_APP = ["--app-dir", str(ROOT / "bench"), "relay:app"]
+# As `spades serve` (server/cli.py): the sans-I/O protocol and an 8 KiB frame limit.
+UVICORN_OPTIONS = ["--ws", "websockets-sansio", "--ws-max-size", "8192"]
+LATENCY_BUDGET_MS = 50.0
+ACHIEVED_SHARE = 0.95  # of the offered rate, for a search step to pass
+ACT_TIMEOUT = 10.0  # seconds an action may wait for every socket's new state
+SETUP_CONCURRENCY = 16  # tables being created and connected at once
+SEARCH_BISECTIONS = 4
+SEARCH_MAX_RATE = 20000.0
+CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
+
+
+@dataclass
+class Socket:
+    table: Table
+    seat: int | None  # None: a spectator
+    token: str | None
+    ws: Any = None
+    version: int | None = None
+    message: dict[str, Any] | None = None  # the latest state (players only)
+    close_code: int | None = None
+    reader: asyncio.Task[None] | None = None
+
+
+@dataclass
+class Table:
+    id: str
+    number: int
+    tokens: list[str]
+    rng: random.Random
+    sockets: list[Socket] = field(default_factory=list)
+    awaited: int | None = None  # waiting until every socket has a version above this
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    completed_at: float = 0.0
+    refused: str | None = None  # the error code the acting socket received
+    dead: str | None = None  # why this table stopped (a socket closed, a timeout)
+
+    @property
+    def players(self) -> list[Socket]:
+        return [socket for socket in self.sockets if socket.seat is not None]
+
+    def versions(self) -> list[int]:
+        return [-1 if s.version is None else s.version for s in self.sockets]
+
+    def seen(self) -> None:
+        """A socket received a state: the awaited version may now be everywhere."""
+        if self.awaited is not None and min(self.versions()) > self.awaited:
+            self.completed_at = time.perf_counter()
+            self.awaited = None
+            self.done.set()
+
+    def over(self) -> bool:
+        return any(s.message and s.message["table"]["status"] == "over" for s in self.players)
+
+    def choose(self) -> tuple[Socket, dict[str, Any]] | None:
+        """A seat whose own view lets it act now, and its action."""
+        for socket in self.players:
+            view = socket.message["state"] if socket.message else None
+            if view and socket.seat in view["turn"] and view["legal"]:
+                return socket, pick(view, self.rng)
+        return None
+
+
+def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A legal action. Bids stay near a real player's (so games reach the target), one in
+    five allowed blind nils is declared (so cards get passed), cards are random."""
+    legal = view["legal"]
+    kind = legal[0]["type"]
+    if kind == "pass" and "count" in legal[0]:  # the compact form: choose the cards
+        return {"type": "pass", "cards": rng.sample(view["hand"], legal[0]["count"])}
+    if kind == "bid":
+        likely = [a for a in legal if isinstance(a["bid"], int) and 2 <= a["bid"] <= 4]
+        return rng.choice(likely or legal)
+    if kind == "blind_nil":
+        return {"type": "blind_nil", "declare": rng.random() < 0.2}
+    return rng.choice(legal)
+
+
+def percentile(ordered: list[float], share: float) -> float:
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+@dataclass
+class Figures:
+    """One run at one offered rate."""
+
+    offered: float
+    seconds: float
+    tables: int
+    achieved: float = 0.0
+    actions: int = 0
+    p50_ms: float = float("nan")
+    p99_ms: float = float("nan")
+    p999_ms: float = float("nan")
+    max_ms: float = float("nan")
+    lag_p99_ms: float = 0.0  # how late actions left behind the schedule
+    errors: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+    server_cpu_ms_per_action: float | None = None
+    server_cpu_percent: float | None = None
+    client_cpu_percent: float = 0.0
+    state_bytes: float = 0.0  # mean size of a state message received
+
+    def passed(self) -> bool:
+        return (
+            not self.errors
+            and self.p99_ms < LATENCY_BUDGET_MS
+            and self.achieved >= ACHIEVED_SHARE * self.offered
+        )
+
+
+@dataclass
+class Run:
+    """What the tables record while playing one rate."""
+
+    rate: float
+    start: float
+    end: float
+    interval: float
+    latencies: list[float] = field(default_factory=list)
+    lags: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    in_time: int = 0  # actions completed before the end
+    games: int = 0
+
+
+@dataclass
+class Side:
+    """One server under test (ours or the relay) and the client's tables at it."""
+
+    name: str
+    url: str
+    pid: int | None
+    args: argparse.Namespace
+    tables: list[Table] = field(default_factory=list)
+    run: Run | None = None
+    state_bytes: int = 0
+    states: int = 0
+    rss_mb: dict[str, float] = field(default_factory=dict)
+    setup_seconds: float = 0.0
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.url[4:]
+
+    def server(self) -> psutil.Process | None:
+        return psutil.Process(self.pid) if self.pid else None
+
+    def rss(self) -> float | None:
+        server = self.server()
+        return server.memory_info().rss / 2**20 if server else None
+
+
+async def read(side: Side, socket: Socket) -> None:
+    """Every message of one socket, until it closes."""
+    table = socket.table
+    try:
+        async for raw in socket.ws:
+            message = orjson.loads(raw)
+            kind = message["type"]
+            if kind == "state":
+                side.state_bytes += len(raw)
+                side.states += 1
+                socket.version = message["version"]
+                if socket.seat is not None:
+                    socket.message = message
+                table.seen()
+            elif kind == "error":
+                table.refused = message["code"]
+                table.done.set()
+    except websockets.ConnectionClosed:
+        pass
+    finally:
+        socket.close_code = socket.ws.close_code or 1006
+        table.dead = table.dead or f"closed {socket.close_code}"
+        table.done.set()
+
+
+async def open_table(side: Side, http: httpx.AsyncClient, number: int) -> Table:
+    """Create a listed table, take its four seats by name, connect every socket."""
+    rules = {"preset": side.args.preset, "target_score": side.args.target}
+    answer = await http.post(
+        "/api/tables", json={"name": f"Load {number}", "rules": rules, "listed": True}
+    )
+    answer.raise_for_status()
+    table_id = answer.json()["id"]
+    tokens = []
+    for seat in range(4):
+        taken = await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
+        taken.raise_for_status()
+        tokens.append(taken.json()["token"])
+    table = Table(table_id, number, tokens, random.Random(side.args.seed * 100003 + number))
+    table.sockets = [Socket(table, seat, token) for seat, token in enumerate(tokens)]
+    table.sockets += [Socket(table, None, None) for _ in range(side.args.spectators)]
+    for socket in table.sockets:
+        socket.ws = await websockets.connect(
+            f"{side.ws_url}/ws/tables/{table_id}", max_size=2**22, open_timeout=60
+        )
+        hello = {"type": "hello", "token": socket.token, "version": None}
+        await socket.ws.send(orjson.dumps(hello).decode())
+        socket.reader = asyncio.create_task(read(side, socket))
+    await settled(table)
+    return table
+
+
+async def settled(table: Table, timeout: float = 30) -> None:
+    """Until every socket holds the same version for a moment (presence changes done)."""
+    async with asyncio.timeout(timeout):
+        steady = 0
+        while steady < 5:
+            versions = table.versions()
+            steady = steady + 1 if min(versions) == max(versions) >= 0 else 0
+            await asyncio.sleep(0.02)
+
+
+async def set_up(side: Side, http: httpx.AsyncClient) -> None:
+    """All tables, the first alone: the RSS growth after it is what a table costs."""
+    started = time.perf_counter()
+    side.rss_mb["start"] = side.rss() or 0.0
+    side.tables.append(await open_table(side, http, 0))
+    side.rss_mb["first_table"] = side.rss() or 0.0
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+    async def one(number: int) -> Table:
+        async with gate:
+            return await open_table(side, http, number)
+
+    side.tables += await asyncio.gather(*(one(n) for n in range(1, side.args.tables)))
+    side.rss_mb["connected"] = side.rss() or 0.0
+    side.setup_seconds = time.perf_counter() - started
+
+
+async def rematch(side: Side, http: httpx.AsyncClient, table: Table) -> None:
+    table.awaited, table.refused = max(table.versions()), None
+    table.done.clear()
+    answer = await http.post(
+        f"/api/tables/{table.id}/rematch", headers={"Authorization": f"Bearer {table.tokens[0]}"}
+    )
+    if answer.status_code != 201:
+        table.dead = f"rematch {answer.status_code}"
+        return
+    await wait_done(table)
+
+
+async def wait_done(table: Table) -> bool:
+    try:
+        await asyncio.wait_for(table.done.wait(), ACT_TIMEOUT)
+    except TimeoutError:
+        table.dead = "timeout"
+        return False
+    return table.dead is None
+
+
+async def act(run: Run, table: Table, socket: Socket, action: dict[str, Any]) -> None:
+    """Send one action; record its latency once every socket has the new version."""
+    assert socket.version is not None
+    table.awaited, table.refused = socket.version, None
+    table.done.clear()
+    sent = time.perf_counter()
+    message = {"type": "act", "action": action, "id": str(socket.version)}
+    await socket.ws.send(orjson.dumps(message).decode())
+    if not await wait_done(table):
+        run.errors[table.dead or "timeout"] += 1
+        return
+    if table.refused:
+        run.errors[table.refused] += 1
+        return
+    run.latencies.append(table.completed_at - sent)
+    if table.completed_at <= run.end:
+        run.in_time += 1
+
+
+async def drive(side: Side, http: httpx.AsyncClient, run: Run, table: Table, slot: int) -> None:
+    """One table's share of the offered rate, on its own schedule (open loop)."""
+    due = run.start + slot / run.rate
+    while due < run.end and table.dead is None:
+        delay = due - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if table.over():
+            run.games += 1
+            await rematch(side, http, table)
+            continue
+        chosen = table.choose()
+        if chosen is None:  # nobody may act: wait for the next state
+            run.errors["nobody_to_act"] += 1
+            table.awaited = max(table.versions())
+            table.done.clear()
+            await wait_done(table)
+            continue
+        run.lags.append(max(0.0, time.perf_counter() - due))
+        await act(run, table, *chosen)
+        due += run.interval
+
+
+def cpu_seconds(process: psutil.Process | None) -> float | None:
+    if process is None:
+        return None
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float) -> Figures:
+    """Every live table plays its share of `rate` for `seconds`."""
+    live = [table for table in side.tables if table.dead is None]
+    start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
+    run = Run(rate, start, start + seconds, len(live) / rate)
+    side.run, side.state_bytes, side.states = run, 0, 0
+    server, client = side.server(), psutil.Process()
+    server_before, client_before = cpu_seconds(server), cpu_seconds(client)
+    await asyncio.gather(*(drive(side, http, run, t, slot) for slot, t in enumerate(live)))
+    wall = time.perf_counter() - start
+    server_after, client_after = cpu_seconds(server), cpu_seconds(client)
+    latencies = sorted(run.latencies)
+    figures = Figures(
+        offered=rate,
+        seconds=seconds,
+        tables=len(live),
+        achieved=run.in_time / seconds,
+        actions=len(latencies),
+        p50_ms=1000 * percentile(latencies, 0.5),
+        p99_ms=1000 * percentile(latencies, 0.99),
+        p999_ms=1000 * percentile(latencies, 0.999),
+        max_ms=1000 * latencies[-1] if latencies else float("nan"),
+        lag_p99_ms=1000 * percentile(sorted(run.lags), 0.99) if run.lags else 0.0,
+        errors=dict(run.errors),
+        games=run.games,
+        client_cpu_percent=100 * (client_after - client_before) / wall,  # type: ignore[operator]
+        state_bytes=side.state_bytes / side.states if side.states else 0.0,
+    )
+    if server_before is not None and server_after is not None:
+        spent = server_after - server_before
+        figures.server_cpu_percent = 100 * spent / wall
+        if latencies:
+            figures.server_cpu_ms_per_action = 1000 * spent / len(latencies)
+    return figures
+
+
+async def search(
+    side: Side, http: httpx.AsyncClient, first: float, say: Any
+) -> tuple[float | None, list[Figures]]:
+    """The highest offered rate that passes: doubling until a step fails, then bisection."""
+    steps: list[Figures] = []
+
+    async def step(rate: float) -> bool:
+        figures = await play(side, http, rate, side.args.step_seconds)
+        steps.append(figures)
+        say(f"  {side.name} search: {row(figures)} -> {'pass' if figures.passed() else 'fail'}")
+        await asyncio.sleep(0.5)  # let the last broadcasts settle between steps
+        return figures.passed()
+
+    passed: float | None = None
+    failed: float | None = None
+    rate = first
+    while rate <= SEARCH_MAX_RATE:
+        if await step(rate):
+            passed = rate
+            if failed is not None:
+                break
+            rate *= 2
+        else:
+            failed = rate
+            if passed is not None or rate < 2:
+                break
+            rate /= 2
+    if passed is None or failed is None:
+        return passed, steps
+    for _ in range(SEARCH_BISECTIONS):
+        middle = round((passed + failed) / 2)
+        if middle in (passed, failed):
+            break
+        if await step(middle):
+            passed = middle
+        else:
+            failed = middle
+    return passed, steps
+
+
+def row(figures: Figures) -> str:
+    errors = ", ".join(f"{code} {n}" for code, n in sorted(figures.errors.items())) or "0"
+    return (
+        f"offered {figures.offered:g}/s, achieved {figures.achieved:.1f}/s, "
+        f"p50 {figures.p50_ms:.1f} p99 {figures.p99_ms:.1f} p99.9 {figures.p999_ms:.1f} ms, "
+        f"errors {errors}, client CPU {figures.client_cpu_percent:.0f} %"
+    )
+
+
+class Uvicorn:
+    """One uvicorn process on 127.0.0.1 (optionally under py-spy)."""
+
+    def __init__(self, app: list[str], env: dict[str, str], profile: Path | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        command = [sys.executable, "-m", "uvicorn", *app, *UVICORN_OPTIONS]
+        command += ["--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]
+        if profile is not None:
+            command = [py_spy(), "record", "--nonblocking", "-o", str(profile), "--", *command]
+        self.profile = profile
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
+        environment = {**os.environ, **env}
+        environment.pop("REDIS_URL", None)  # one process: no pub/sub between servers
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=self.log, stderr=self.log
+        )
+        self.pid = self.process.pid
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(
+                    f"server exited with {self.process.returncode}:\n{self.output()}"
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.1)
+        else:
+            raise TimeoutError(f"no answer on {self.url} within {timeout} s:\n{self.output()}")
+        if self.profile is not None:  # py-spy's child is the server
+            self.pid = psutil.Process(self.process.pid).children()[0].pid
+
+    def stop(self) -> None:
+        """SIGTERM to the server itself: py-spy then writes its profile and exits too."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+
+def py_spy() -> str:
+    found = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if found is None:
+        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
+    return found
+
+
+@contextlib.contextmanager
+def served(app: list[str], env: dict[str, str], profile: Path | None = None) -> Iterator[Uvicorn]:
+    server = Uvicorn(app, env, profile)
+    try:
+        server.wait_ready()
+        yield server
+    except Exception:
+        print(f"server log (last lines):\n{server.output()[-3000:]}", file=sys.stderr)
+        raise
+    finally:
+        server.stop()
+
+
+def spades_env(args: argparse.Namespace, database_url: str) -> dict[str, str]:
+    sockets = (4 + args.spectators) * args.tables
+    return {
+        "DATABASE_URL": database_url,
+        # Every socket comes from 127.0.0.1, faster than a person: lift the limits.
+        "SPADES_WS_PER_ADDRESS": str(sockets + 16),
+        "SPADES_WS_RATE_LIMIT": "100000/second",
+        "SPADES_HTTP_RATE_LIMIT": "100000/second",
+        "SPADES_SPECTATORS_PER_TABLE": str(max(200, args.spectators)),
+        "SPADES_LOG_LEVEL": "WARNING",
+    }
+
+
+@contextlib.asynccontextmanager
+async def database(args: argparse.Namespace) -> AsyncIterator[str]:
+    """The database URL of this run: given, a scratch PostgreSQL database, or SQLite."""
+    if args.database_url:
+        yield args.database_url
+    elif args.postgres:
+        name = f"spades_load_{secrets.token_hex(4)}"
+        await admin(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+        finally:
+            await admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        with tempfile.TemporaryDirectory() as directory:
+            yield f"sqlite+aiosqlite:///{directory}/load.db"
+
+
+async def measure(side: Side, say: Any) -> dict[str, Any]:
+    """Set up the tables, then play the rate (or search), and close every socket."""
+    args = side.args
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    async with httpx.AsyncClient(base_url=side.url, limits=limits, timeout=60) as http:
+        await set_up(side, http)
+        sockets = sum(len(t.sockets) for t in side.tables)
+        took = side.setup_seconds
+        say(f"{side.name}: {len(side.tables)} tables, {sockets} sockets in {took:.1f} s")
+        result: dict[str, Any] = {"setup_seconds": side.setup_seconds}
+        if args.search:
+            best, steps = await search(side, http, args.rate, say)
+            result |= {"search_best_rate": best, "search_steps": [asdict(s) for s in steps]}
+        else:
+            figures = await play(side, http, args.rate, args.seconds)
+            say(f"  {side.name}: {row(figures)}")
+            result["run"] = asdict(figures)
+        side.rss_mb["end"] = side.rss() or 0.0
+        await asyncio.gather(*(s.ws.close() for t in side.tables for s in t.sockets))
+    grown = side.rss_mb["connected"] - side.rss_mb["first_table"]
+    per_table = 1024 * grown / (len(side.tables) - 1) if len(side.tables) > 1 else None
+    result |= {"rss_mb": side.rss_mb, "rss_kib_per_table": per_table if side.pid else None}
+    return result
+
+
+async def run(args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "tables": args.tables,
+        "spectators": args.spectators,
+        "sockets": (4 + args.spectators) * args.tables,
+        "rate": args.rate,
+        "seconds": args.step_seconds if args.search else args.seconds,
+        "search": args.search,
+        "cores": os.cpu_count(),
+        "load_average_before": os.getloadavg(),
+    }
+    if args.url:
+        report["backend"] = "given --url"
+        report["spades"] = await measure(Side("spades", args.url, args.pid, args), say)
+    else:
+        async with database(args) as url:
+            report["backend"] = url.split(":")[0].split("+")[0]
+            profile = Path(args.profile).resolve() if args.profile else None
+            with served(SPADES_APP, spades_env(args, url), profile) as server:
+                say(f"spades server pid {server.pid} on {report['backend']}")
+                report["spades"] = await measure(Side("spades", server.url, server.pid, args), say)
+            if profile is not None:
+                report["profile"] = str(profile)
+    state_bytes = state_size(report["spades"])
+    report["relay_state_bytes"] = state_bytes
+    if not args.no_relay:
+        with served(RELAY_APP, {"RELAY_STATE_BYTES": str(state_bytes)}) as relay:
+            say(f"relay pid {relay.pid}, state messages of {state_bytes} bytes")
+            report["relay"] = await measure(Side("relay", relay.url, relay.pid, args), say)
+    report["load_average_after"] = os.getloadavg()
+    return report
+
+
+def state_size(result: dict[str, Any]) -> int:
+    runs = result["search_steps"] if "search_steps" in result else [result["run"]]
+    sizes = [r["state_bytes"] for r in runs if r["state_bytes"]]
+    return round(sum(sizes) / len(sizes)) if sizes else 2000
+
+
+def ratio(ours: float | None, theirs: float | None) -> str:
+    if ours is None or theirs is None or theirs == 0 or ours != ours or theirs != theirs:
+        return ""
+    return f"{ours / theirs:.2f}x"
+
+
+def number(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None or value != value else f"{value:,.{digits}f}"
+
+
+def print_report(report: dict[str, Any]) -> None:
+    before, after = report["load_average_before"], report["load_average_after"]
+    print(
+        f"load on {report['backend']}: {report['tables']} tables x (4 players + "
+        f"{report['spectators']} spectators) = {report['sockets']} sockets; "
+        f"{report['cores']} cores, load average {before[0]:.2f} before, {after[0]:.2f} after"
+    )
+    ours, relay = report["spades"], report.get("relay", {})
+    if report["search"]:
+        print_search(ours, relay)
+    else:
+        print(f"offered {report['rate']:g} actions/s for {report['seconds']:g} s, open loop")
+        print_run(ours, relay)
+    if report.get("profile"):
+        print(f"profile: {report['profile']}")
+
+
+# The rows of a run's table: label, figure, digits shown.
+RUN_ROWS = [
+    ("achieved actions/s", "achieved", 1),
+    ("actions completed", "actions", 0),
+    ("latency p50 ms", "p50_ms", 1),
+    ("latency p99 ms", "p99_ms", 1),
+    ("latency p99.9 ms", "p999_ms", 1),
+    ("latency max ms", "max_ms", 1),
+    ("schedule lag p99 ms", "lag_p99_ms", 1),
+    ("server CPU ms/action", "server_cpu_ms_per_action", 2),
+    ("server CPU % of a core", "server_cpu_percent", 0),
+    ("memory KiB/table", "rss_kib_per_table", 1),
+    ("client CPU % of a core", "client_cpu_percent", 0),
+    ("state message bytes", "state_bytes", 0),
+    ("games finished", "games", 0),
+]
+
+
+def print_run(ours: dict[str, Any], relay: dict[str, Any]) -> None:
+    a = {**ours["run"], "rss_kib_per_table": ours["rss_kib_per_table"]}
+    b = {**relay["run"], "rss_kib_per_table": relay["rss_kib_per_table"]} if relay else {}
+    print(f"{'':24}{'spades':>12}{'relay':>12}{'ratio':>10}")
+    for label, key, digits in RUN_ROWS:
+        mine, theirs = a[key], b.get(key)
+        shown = f"{number(mine, digits):>12}{number(theirs, digits):>12}"
+        print(f"{label:24}{shown}{ratio(mine, theirs):>10}")
+    for name, figures in (("spades", a), ("relay", b)):
+        errors = figures.get("errors")
+        if figures:
+            shown = ", ".join(f"{c} {n}" for c, n in sorted(errors.items())) if errors else "0"
+            print(f"errors {name}: {shown}")
+    warn_client([a, b])
+
+
+def print_search(ours: dict[str, Any], relay: dict[str, Any]) -> None:
+    best, theirs = ours["search_best_rate"], relay.get("search_best_rate")
+    print(
+        f"highest offered rate with p99 < {LATENCY_BUDGET_MS:g} ms, no errors and "
+        f">= {ACHIEVED_SHARE:.0%} achieved: spades {number(best, 0)} actions/s, "
+        f"relay {number(theirs, 0)} actions/s {ratio(best, theirs)}".rstrip()
+    )
+    steps = ours["search_steps"] + relay.get("search_steps", [])
+    for name, result in (("spades", ours), ("relay", relay)):
+        for figures in result.get("search_steps", []):
+            print(f"  {name:7}{row(Figures(**figures))}")
+        if result:
+            print(f"  {name:7}memory KiB/table {number(result['rss_kib_per_table'])}")
+    warn_client(steps)
+
+
+def warn_client(runs: list[dict[str, Any]]) -> None:
+    busiest = max((r.get("client_cpu_percent", 0.0) for r in runs), default=0.0)
+    if busiest > CLIENT_SATURATED:
+        print(
+            f"note: the load client used {busiest:.0f} % of a core: it saturated, so the "
+            "figures at that rate are bounded by the client, not the server"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--spectators", type=int, default=1, help="per table")
+    parser.add_argument("--rate", type=float, default=100, help="offered actions/s, all tables")
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--search", action="store_true", help="find the highest passing rate")
+    parser.add_argument("--step-seconds", type=float, default=4, help="each --search step")
+    parser.add_argument("--preset", default="standard")
+    parser.add_argument("--target", type=int, default=200, help="target score of the games")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", metavar="FILE", help="run our server under py-spy record")
+    parser.add_argument("--no-relay", action="store_true", help="skip the relay baseline")
+    parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--database-url", help="default: a fresh SQLite file")
+    where.add_argument("--postgres", action="store_true", help="a scratch database")
+    where.add_argument("--url", help="a running table server, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--pid", type=int, help="with --url: the server's pid, for CPU and RSS")
+    args = parser.parse_args()
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(line: str) -> None:
+        print(line, file=out, flush=True)
+
+    report = asyncio.run(run(args, say))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
