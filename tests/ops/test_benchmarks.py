@@ -34,6 +34,17 @@ RUNS = {
         ],
         [r"advanced side won \d+/2", r"points per hand: advanced -?[\d.]+, basic -?[\d.]+"],
     ),
+    "load": (
+        ["--tables", "2", "--rate", "10", "--seconds", "2"],
+        [
+            r"achieved actions/s\s+[\d.]+\s+[\d.]+\s+[\d.]+x",
+            r"latency p99 ms\s+[\d.]+\s+[\d.]+",
+            r"server CPU ms/action\s+[\d.]+\s+[\d.]+",
+            r"memory KiB/table\s+[\d.,-]+",
+            r"errors spades: 0",
+            r"errors relay: 0",
+        ],
+    ),
     "lobby": (
         ["--tables", "2", "--moves", "5"],
         [r"lobby \(summary query\)\s+2 tables listed", r"[\d.]+ KiB per room"],
