@@ -11,11 +11,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from sqlalchemy import text
 
 import server.observability  # noqa: F401  (registers the game metrics that /metrics shows)
+from server.api.schemas import Health, Readiness
 
 router = APIRouter(tags=["operations"])
 
@@ -24,9 +24,9 @@ CHECK_TIMEOUT_SECONDS = 2.0
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, str]:
+async def healthz() -> Health:
     """Always 200 while the process serves requests."""
-    return {"status": "ok"}
+    return Health(status="ok")
 
 
 async def _check_database(request: Request) -> str:
@@ -56,8 +56,12 @@ async def _run_check(check: Callable[[Request], Awaitable[str]], request: Reques
         return f"down: {type(error).__name__}"
 
 
-@router.get("/readyz")
-async def readyz(request: Request) -> JSONResponse:
+@router.get(
+    "/readyz",
+    response_model_exclude_unset=True,
+    responses={503: {"model": Readiness, "description": "Something it needs is down"}},
+)
+async def readyz(request: Request, response: Response) -> Readiness:
     """200 when the database (and Redis, if configured) answer; 503 naming what is down."""
     database, redis = await asyncio.gather(
         _run_check(_check_database, request), _run_check(_check_redis, request)
@@ -65,11 +69,16 @@ async def readyz(request: Request) -> JSONResponse:
     checks = {"database": database, "redis": redis}
     down = sorted(name for name, state in checks.items() if state.startswith("down"))
     if down:
-        return JSONResponse({"status": "unavailable", "down": down, "checks": checks}, 503)
-    return JSONResponse({"status": "ready", "checks": checks})
+        response.status_code = 503
+        return Readiness(status="unavailable", down=down, checks=checks)
+    return Readiness(status="ready", checks=checks)
 
 
-@router.get("/metrics")
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}}}},
+)
 async def metrics() -> Response:
     """Prometheus text exposition of every registered metric (observability.py's included)."""
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

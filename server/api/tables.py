@@ -16,6 +16,15 @@ from pydantic import (
 )
 
 from server.api.ratelimit import limit_writes
+from server.api.schemas import (
+    BotSeated,
+    CreatedTable,
+    History,
+    PublicTable,
+    RulesShown,
+    SeatReissued,
+    SeatTaken,
+)
 from server.engine import PRESETS, Rules
 from server.names import check_text
 from server.realtime.hosting import TURN_SECONDS_MAX, TURN_SECONDS_MIN
@@ -28,7 +37,8 @@ TurnSeconds = Annotated[StrictInt | None, Field(ge=TURN_SECONDS_MIN, le=TURN_SEC
 
 
 def get_hub(request: Request) -> TableHub:
-    return request.app.state.hub
+    hub: TableHub = request.app.state.hub
+    return hub
 
 
 Hub = Annotated[TableHub, Depends(get_hub)]
@@ -45,16 +55,19 @@ def seat_token(authorization: Annotated[str | None, Header()] = None) -> str:
 Token = Annotated[str, Depends(seat_token)]
 
 
-def offered_token(authorization: Annotated[str | None, Header()] = None) -> str | None:
-    """The bearer token if one was sent: host controls refuse a missing one with 403."""
+def offered_token(authorization: Annotated[str | None, Header()] = None) -> str:
+    """The bearer token, or "" when none was sent: no token matches "", so host controls
+    refuse a missing one with 403 like a wrong one."""
     scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    return token.strip() if scheme.lower() == "bearer" else ""
 
 
-HostToken = Annotated[str | None, Depends(offered_token)]
+HostToken = Annotated[str, Depends(offered_token)]
 Secret = Annotated[str | None, Field(max_length=256)]
 # Routes that change something spend the client address's write budget (ratelimit.py).
 WRITES = [Depends(limit_writes)]
+# Answers keep exactly the fields the hub gave (schemas.py): optional ones stay absent.
+SHAPED: dict[str, Any] = {"response_model_exclude_unset": True}
 
 
 class NewTable(BaseModel):
@@ -112,13 +125,13 @@ class TableChange(BaseModel):
     turn_seconds: TurnSeconds
 
 
-@router.get("/presets")
-async def presets() -> dict[str, Any]:
+@router.get("/presets", **SHAPED)
+async def presets() -> dict[str, RulesShown]:
     """Every preset's full rules, for the lobby's create form."""
     return {name: Rules.preset(name).model_dump(mode="json") for name in PRESETS}
 
 
-@router.post("/tables", status_code=201, dependencies=WRITES)
+@router.post("/tables", status_code=201, dependencies=WRITES, response_model=CreatedTable, **SHAPED)
 async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, Any]:
     limit = request.app.state.settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
@@ -148,22 +161,28 @@ def rule_errors(invalid: ValidationError) -> str:
     return "rules: " + "; ".join(parts)
 
 
-@router.get("/tables")
+@router.get("/tables", response_model=list[PublicTable], **SHAPED)
 async def list_tables(hub: Hub) -> list[dict[str, Any]]:
     return await hub.lobby()
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", response_model=PublicTable, **SHAPED)
 async def table_info(table_id: str, hub: Hub) -> dict[str, Any]:
     return await hub.table_info(table_id)
 
 
-@router.get("/tables/{table_id}/history")
+@router.get("/tables/{table_id}/history", response_model=History, **SHAPED)
 async def history(table_id: str, hub: Hub) -> dict[str, Any]:
     return await hub.history(table_id)
 
 
-@router.post("/tables/{table_id}/seats/{seat}", status_code=201, dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/seats/{seat}",
+    status_code=201,
+    dependencies=WRITES,
+    response_model=SeatTaken,
+    **SHAPED,
+)
 async def take_seat(
     table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
 ) -> dict[str, Any]:
@@ -185,7 +204,13 @@ async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Respon
     return Response(status_code=204)
 
 
-@router.post("/tables/{table_id}/seats/{seat}/bot", status_code=201, dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/seats/{seat}/bot",
+    status_code=201,
+    dependencies=WRITES,
+    response_model=BotSeated,
+    **SHAPED,
+)
 async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[str, Any]:
     from server.engine.bots import BOT_LEVELS
 
@@ -195,7 +220,13 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[
     return {"seat": seat, "bot": body.level}
 
 
-@router.post("/tables/{table_id}/rematch", status_code=201, dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/rematch",
+    status_code=201,
+    dependencies=WRITES,
+    response_model=PublicTable,
+    **SHAPED,
+)
 async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
     return (await hub.rematch(table_id, token)).public()
 
@@ -204,19 +235,34 @@ async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
 # of the host's seat, as `Authorization: Bearer`; anyone else gets 403.
 
 
-@router.post("/tables/{table_id}/seats/{seat}/move", dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/seats/{seat}/move",
+    dependencies=WRITES,
+    response_model=PublicTable,
+    **SHAPED,
+)
 async def move_seat(
     table_id: str, seat: int, body: MoveRequest, token: HostToken, hub: Hub
 ) -> dict[str, Any]:
     return (await hub.move_seat(table_id, token, seat, body.to)).public()
 
 
-@router.post("/tables/{table_id}/seats/{seat}/standin", dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/seats/{seat}/standin",
+    dependencies=WRITES,
+    response_model=PublicTable,
+    **SHAPED,
+)
 async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> dict[str, Any]:
     return (await hub.stand_in(table_id, token, seat)).public()
 
 
-@router.post("/tables/{table_id}/seats/{seat}/reissue", dependencies=WRITES)
+@router.post(
+    "/tables/{table_id}/seats/{seat}/reissue",
+    dependencies=WRITES,
+    response_model=SeatReissued,
+    **SHAPED,
+)
 async def reissue_seat(
     table_id: str,
     seat: int,
@@ -232,7 +278,7 @@ async def reissue_seat(
     return {"seat": seat, "token": fresh, "continue_url": f"/t/{table_id}#seat={fresh}"}
 
 
-@router.patch("/tables/{table_id}", dependencies=WRITES)
+@router.patch("/tables/{table_id}", dependencies=WRITES, response_model=PublicTable, **SHAPED)
 async def change_table(
     table_id: str, body: TableChange, token: HostToken, hub: Hub
 ) -> dict[str, Any]:
