@@ -1,6 +1,7 @@
 // The panel over the hand when the player must decide something other than a card:
 // the blind nil question, the card pass, the 2-player draw, and the bid. Buttons offer
-// exactly the actions in the view's `legal` list.
+// exactly the actions in the view's `legal` list. Each panel and button has a `key`, so
+// a state that changes nothing in it leaves the player's focus where it was.
 
 import { cardFace } from "/static/cards.js";
 import { el } from "/static/dom.js";
@@ -8,7 +9,7 @@ import { blindNilExplanation, nilExplanation, tenForTwoHundredExplanation } from
 import { sideOfSeat } from "/static/seating.js";
 
 function legalOf(view, type) {
-  return (view?.legal || []).filter((action) => action.type === type);
+  return view.legal.filter((action) => action.type === type);
 }
 
 function nameOf(page, seat) {
@@ -29,7 +30,7 @@ function bidHint(page) {
   const words = [];
   for (const partner of sides[mySide] || []) {
     if (partner === seat) continue;
-    const bid = view.bids?.[partner];
+    const bid = view.bids[partner];
     words.push(bid === null || bid === undefined
       ? `Partner ${nameOf(page, partner)} has not bid yet`
       : `Partner ${nameOf(page, partner)} bid ${bidWords(bid)}`);
@@ -48,14 +49,14 @@ function partnerTotal(page) {
   const members = page.sides[sideOfSeat(page.sides, seat)] || [];
   return members
     .filter((member) => member !== seat)
-    .map((member) => view.bids?.[member])
+    .map((member) => view.bids[member])
     .filter((bid) => typeof bid === "number")
     .reduce((sum, bid) => sum + bid, 0);
 }
 
 function bidPanel(page, act) {
   const { view } = page;
-  const rules = page.table.rules || {};
+  const rules = page.table.rules;
   const bids = legalOf(view, "bid").map((action) => action.bid).sort((a, b) => a - b);
   const nilAllowed = rules.nil !== false && bids.includes(0);
   const numbers = bids.filter((bid) => bid !== 0 || !nilAllowed);
@@ -67,17 +68,17 @@ function bidPanel(page, act) {
     notes.push(`Your side so far: ${partnerBid} + your bid.`);
   }
   const partnerToCome = rules.bidding === "team" && rules.partnerships && partnerBid === 0
-    && (page.sides[sideOfSeat(page.sides, page.seat)] || []).some((member) => member !== page.seat && view.bids?.[member] == null);
+    && (page.sides[sideOfSeat(page.sides, page.seat)] || []).some((member) => member !== page.seat && view.bids[member] === null);
   if (partnerToCome) notes.push("Team bidding: say your own estimate; your partner then names the side's total.");
   if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${numbers[0]}).`);
   const ten = tenForTwoHundredExplanation(rules);
   if (ten && page.sides.some((side) => side.length > 1)) notes.push(ten);
-  return el("div", { class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },
+  return el("div", { key: "bid", class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },
     el("h2", {}, "Your bid: how many tricks will you take?"),
     hintLine ? el("p", { class: "hint" }, hintLine) : null,
     el("div", { class: "bid-buttons" }, numbers.map((bid) =>
       el("button", {
-        type: "button", class: "bid", dataset: { bid },
+        key: bid, type: "button", class: "bid", dataset: { bid },
         onclick: () => act({ type: "bid", bid }),
       }, String(bid)))),
     nilAllowed ? el("div", { class: "nil-choice" },
@@ -90,8 +91,8 @@ function bidPanel(page, act) {
 }
 
 function blindNilPanel(page, act) {
-  const rules = page.table.rules || {};
-  return el("div", { class: "panel-inner blind-nil", role: "group", "aria-label": "Blind nil" },
+  const rules = page.table.rules;
+  return el("div", { key: "blind_nil", class: "panel-inner blind-nil", role: "group", "aria-label": "Blind nil" },
     el("h2", {}, "Bid blind nil before you look?"),
     el("p", { class: "explain" }, blindNilExplanation(rules)),
     el("div", { class: "bid-buttons" },
@@ -107,7 +108,7 @@ function blindNilPanel(page, act) {
 
 function drawPanel(page, act) {
   const card = page.view.draw_card;
-  return el("div", { class: "panel-inner draw", role: "group", "aria-label": "Draw" },
+  return el("div", { key: "draw", class: "panel-inner draw", role: "group", "aria-label": "Draw" },
     el("h2", {}, "Keep this card?"),
     card ? cardFace(card) : null,
     el("p", { class: "explain" },
@@ -117,37 +118,37 @@ function drawPanel(page, act) {
       el("button", { type: "button", class: "draw-discard", onclick: () => act({ type: "draw", keep: false }) }, "Discard, take the next")));
 }
 
-function sameSet(a, b) {
-  return a.length === b.length && [...a].sort().join() === [...b].sort().join();
+/**
+ * How many cards the pass takes: the view's one `{"type": "pass", "count": n}` (any n
+ * distinct cards of the player's own hand; docs/rules.md §5).
+ */
+export function passCount(view) {
+  const pass = legalOf(view, "pass")[0];
+  return pass ? pass.count ?? pass.cards.length : 0;
 }
 
-/** The pass: the player picks cards in the hand below; the button sends a legal set. */
+/** The pass: the player picks cards in the hand below; the button sends them. */
 function passPanel(page, act) {
-  const passes = legalOf(page.view, "pass");
-  const count = passes[0]?.cards.length ?? 0;
+  const count = passCount(page.view);
   const chosen = [...page.passChoice];
-  const legal = passes.find((action) => sameSet(action.cards, chosen));
-  return el("div", { class: "panel-inner pass", role: "group", "aria-label": "Pass cards" },
+  const ready = chosen.length === count;
+  return el("div", { key: "pass", class: "panel-inner pass", role: "group", "aria-label": "Pass cards" },
     el("h2", {}, `Pick ${count} card${count === 1 ? "" : "s"} to give your partner`),
     el("p", { class: "explain" }, `Click cards in your hand to choose them (${chosen.length} of ${count} chosen). Your partner passes to you at the same time.`),
     el("button", {
-      type: "button", class: "pass-send primary", disabled: !legal,
-      onclick: () => legal && act({ type: "pass", cards: legal.cards }),
+      type: "button", class: "pass-send primary", disabled: !ready,
+      onclick: () => ready && act({ type: "pass", cards: chosen }),
     }, "Pass these cards"));
 }
 
 /** The decision panel for the viewer now, or null when there is none. */
 export function decisionPanel(page, act) {
   const view = page.view;
-  if (!view || page.seat === null || !(view.legal || []).length) return null;
+  if (!view || page.seat === null || !view.legal.length) return null;
   const type = view.legal[0].type;
   if (type === "bid") return bidPanel(page, act);
   if (type === "blind_nil") return blindNilPanel(page, act);
   if (type === "draw") return drawPanel(page, act);
   if (type === "pass") return passPanel(page, act);
   return null;
-}
-
-export function passCardsCount(view) {
-  return legalOf(view, "pass")[0]?.cards.length ?? 0;
 }

@@ -38,7 +38,7 @@ export function cardShort(code) {
 
 /**
  * The suit a card follows: jokers, and the 2 of diamonds under `jokers_deuces`, are
- * spades for every purpose (RULES.md §2), so they sort with the spades.
+ * spades for every purpose (docs/rules.md §2), so they sort with the spades.
  */
 export function playingSuit(code, deck) {
   if (isJoker(code)) return "S";

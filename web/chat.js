@@ -1,6 +1,8 @@
-// Table chat in a collapsible side panel. Every name and line is set as text.
+// Table chat in a collapsible side panel. Every name and line is set as text. Lines are
+// keyed by version: a resync's backlog keeps the lines already shown (and a selection in
+// them), and the log follows new lines only while the player is reading the newest.
 
-import { el, fill, remembered } from "/static/dom.js";
+import { el, patch, remembered } from "/static/dom.js";
 
 const OPEN_KEY = "spades.chatOpen";
 const MAX_LINES = 200;
@@ -33,22 +35,34 @@ export class ChatPanel {
 
   line(message) {
     const who = message.name || (message.seat === null ? "Spectator" : `Seat ${message.seat + 1}`);
-    return el("li", {}, el("strong", { class: "who" }, `${who}: `), el("span", { class: "text" }, message.text));
+    return el("li", { key: message.version }, el("strong", { class: "who" }, `${who}: `), el("span", { class: "text" }, message.text));
+  }
+
+  /** The player is reading the newest lines (or the log does not scroll yet). */
+  atBottom() {
+    return this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 8;
+  }
+
+  /** Keep the log on its newest line, unless the player had scrolled back to read. */
+  follow(wasAtBottom) {
+    if (wasAtBottom) this.log.scrollTop = this.log.scrollHeight;
   }
 
   /** The backlog sent with the answer to hello replaces what we have. */
   replace(lines) {
+    const wasAtBottom = this.atBottom();
     this.seenVersions = new Set(lines.map((message) => message.version));
-    fill(this.log, lines.slice(-MAX_LINES).map((message) => this.line(message)));
-    this.log.scrollTop = this.log.scrollHeight;
+    patch(this.log, lines.slice(-MAX_LINES).map((message) => this.line(message)));
+    this.follow(wasAtBottom);
   }
 
   add(message) {
-    if (message.version !== undefined && this.seenVersions.has(message.version)) return;
+    if (this.seenVersions.has(message.version)) return;
+    const wasAtBottom = this.atBottom();
     this.seenVersions.add(message.version);
     this.log.append(this.line(message));
     while (this.log.children.length > MAX_LINES) this.log.firstChild.remove();
-    this.log.scrollTop = this.log.scrollHeight;
+    this.follow(wasAtBottom);
     if (this.body.hidden) this.toggle.textContent = "Chat ▸ (new)";
   }
 }

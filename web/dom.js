@@ -1,49 +1,144 @@
 // Building elements from text only: user data (names, chat, table names) never goes
-// through innerHTML, so it can never become markup.
+// through innerHTML, so it can never become markup. And patching a panel in place: a
+// panel is built afresh from each state with el(), then patch() carries over only what
+// differs into the nodes already on screen, so focus, open <details>, text selection and
+// scroll positions survive every state message.
 
-/** el("button", {class: "x", onclick: f, "aria-label": "y"}, "text", child, ...) */
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      node.addEventListener(key.slice(2), value);
-    } else if (key === "class") {
-      node.className = value;
-    } else if (key === "dataset") {
-      Object.assign(node.dataset, value);
-    } else if (value === true) {
-      node.setAttribute(key, "");
-    } else {
-      node.setAttribute(key, String(value));
-    }
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
+const HANDLERS = Symbol("handlers");
+const KEY = Symbol("key");
+
+// One listener per node and event type, calling whatever handler the node holds now:
+// patch() swaps handlers without adding or removing listeners.
+function dispatch(event) {
+  this[HANDLERS]?.[event.type]?.call(this, event);
+}
+
+/** Handle `type` events on `node` (the way el() sets "onclick" and friends). */
+export function on(node, type, handler) {
+  node[HANDLERS] ??= {};
+  node[HANDLERS][type] = handler;
+  node.addEventListener(type, dispatch);
   return node;
 }
 
-/** Replace all children of `node` (text or nodes). */
-export function fill(node, ...children) {
-  node.replaceChildren();
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+/** Give a node built elsewhere (a card face) its `key` for patch(), as el() does. */
+export function keyed(node, key) {
+  node[KEY] = String(key);
+  return node;
+}
+
+function asNode(child) {
+  return child instanceof Node ? child : document.createTextNode(String(child));
+}
+
+function present(children) {
+  return children.flat(Infinity).filter((child) => child !== undefined && child !== null && child !== false);
+}
+
+/**
+ * el("button", {class: "x", onclick: f, "aria-label": "y", key: 3}, "text", child, ...).
+ * `key` names the node among its siblings for patch() (a seat, a card, a hand number).
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "key") {
+      keyed(node, value);
+    } else if (name.startsWith("on") && typeof value === "function") {
+      on(node, name.slice(2), value);
+    } else if (name === "class") {
+      node.className = value;
+    } else if (name === "dataset") {
+      Object.assign(node.dataset, value);
+    } else if (value === true) {
+      node.setAttribute(name, "");
+    } else {
+      node.setAttribute(name, String(value));
+    }
   }
+  node.append(...present(children).map(asNode));
+  return node;
+}
+
+/** Replace all children of `node` (text or nodes): for what is drawn once, like a dialog. */
+export function fill(node, ...children) {
+  node.replaceChildren(...present(children).map(asNode));
   return node;
 }
 
 /**
- * Redraw a panel only when what it shows has changed, so that a state that changes
- * nothing in it (presence, chat, someone else's move) neither replays its animation
- * nor takes the keyboard focus away from the player.
+ * Make the children of `container` look like `children` (built with el(), text, or
+ * null), keeping every node that can stay: a child with a `key` stays when a sibling
+ * of the same tag and key is there, one without stays when the node in its place has
+ * its tag. Kept nodes take the new attributes, handlers and children, except what the
+ * player owns: whether a <details> is open and what an input holds.
  */
-export function unchanged(node, key) {
-  if (node.dataset.key === key) return true;
-  node.dataset.key = key;
-  return false;
+export function patch(container, ...children) {
+  patchChildren(container, present(children).map(asNode));
+  return container;
+}
+
+function sameKind(old, next) {
+  return old.nodeName === next.nodeName && old[KEY] === next[KEY];
+}
+
+function patchChildren(parent, wanted) {
+  const keyed = new Map();
+  for (const child of parent.childNodes) if (child[KEY] !== undefined) keyed.set(`${child.nodeName}:${child[KEY]}`, child);
+  let cursor = parent.firstChild;
+  for (const next of wanted) {
+    let kept = null;
+    if (next[KEY] !== undefined) {
+      const name = `${next.nodeName}:${next[KEY]}`;
+      kept = keyed.get(name) ?? null;
+      keyed.delete(name);
+    } else if (cursor && sameKind(cursor, next)) {
+      kept = cursor;
+    }
+    if (kept === null) {
+      parent.insertBefore(next, cursor);
+      continue;
+    }
+    patchNode(kept, next);
+    if (kept === cursor) cursor = cursor.nextSibling;
+    else parent.insertBefore(kept, cursor);
+  }
+  while (cursor) {
+    const after = cursor.nextSibling;
+    cursor.remove();
+    cursor = after;
+  }
+}
+
+function patchNode(old, next) {
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== next.nodeValue) old.nodeValue = next.nodeValue;
+    return;
+  }
+  patchAttributes(old, next);
+  old[HANDLERS] = next[HANDLERS];
+  for (const type of Object.keys(next[HANDLERS] ?? {})) old.addEventListener(type, dispatch);
+  patchChildren(old, [...next.childNodes]);
+}
+
+/** The player's own state of a kept node, which a redraw must not undo. */
+function ownedByPlayer(node, name) {
+  return (node.nodeName === "DETAILS" && name === "open") || (node.nodeName === "INPUT" && name === "value");
+}
+
+function patchAttributes(old, next) {
+  for (const { name } of [...old.attributes]) {
+    if (!next.hasAttribute(name) && !ownedByPlayer(old, name)) old.removeAttribute(name);
+  }
+  for (const { name, value } of next.attributes) {
+    if (old.getAttribute(name) !== value && !ownedByPlayer(old, name)) old.setAttribute(name, value);
+  }
+}
+
+/** Set a node's text only when it differs (a live region would announce it again). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 /** Read and write small JSON values in localStorage without throwing (private mode). */

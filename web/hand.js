@@ -1,32 +1,38 @@
 // The viewer's hand along the bottom: sorted by suit and rank, playable cards raised
 // and clickable (buttons, so Enter and Space play them too), the others disabled and,
 // when it is the viewer's turn to play, dimmed. During a card pass, cards toggle.
+// Each card keeps its node across states (keyed by its code), so the focus stays on it.
 
-import { passCardsCount } from "/static/bidding.js";
+import { passCount } from "/static/bidding.js";
 import { cardBack, cardFace, sortHand } from "/static/cards.js";
-import { fill, unchanged } from "/static/dom.js";
+import { keyed, on, patch, setText } from "/static/dom.js";
 
 function handCard(page, hooks, code, { playable, passing, myTurnToPlay }) {
   const chosen = page.passChoice.has(code);
-  const card = cardFace(code, "button");
+  const card = keyed(cardFace(code, "button"), code);
   card.type = "button";
   if (passing) {
     card.classList.add("selectable");
     card.classList.toggle("chosen", chosen);
     card.setAttribute("aria-pressed", String(chosen));
-    card.addEventListener("click", () => {
+    on(card, "click", () => {
       if (chosen) page.passChoice.delete(code);
-      else if (page.passChoice.size < passCardsCount(page.view)) page.passChoice.add(code);
+      else if (page.passChoice.size < passCount(page.view)) page.passChoice.add(code);
       hooks.redraw();
     });
   } else if (playable && !page.acting) {
     card.classList.add("playable");
-    card.addEventListener("click", () => hooks.act({ type: "play", card: code }));
+    on(card, "click", () => hooks.act({ type: "play", card: code }));
   } else {
     card.disabled = true;
     if (myTurnToPlay) card.classList.add("dimmed");
   }
   return card;
+}
+
+/** Face-down cards while the player still owes the blind nil answer. */
+function backs(count) {
+  return Array.from({ length: count }, (_, index) => keyed(cardBack("Your card, still face down"), `back${index}`));
 }
 
 /**
@@ -37,40 +43,26 @@ export function renderHand(page, hooks) {
   const container = document.getElementById("hand");
   const label = document.getElementById("hand-label");
   const { view, seat } = page;
-  const area = container.closest(".hand-area");
-  area.hidden = seat === null;
-  if (seat === null) {
-    container.dataset.key = "";
-    fill(container);
+  container.closest(".hand-area").hidden = seat === null;
+  if (seat === null || !view) {
+    patch(container);
+    setText(label, "");
     return;
   }
-  const focused = document.activeElement?.dataset?.card;
-  if (!view) {
-    container.dataset.key = "";
-    fill(container);
-    label.textContent = "";
+  if (view.hand === null) {
+    const count = view.hand_sizes[seat];
+    patch(container, backs(count));
+    setText(label, count ? "Your cards are face down until you decide." : "");
     return;
   }
-  if (view.hand === null || view.hand === undefined) {
-    const count = view.hand_sizes?.[seat] ?? 0;
-    container.dataset.key = "";
-    fill(container, Array.from({ length: count }, () => cardBack("Your card, still face down")));
-    label.textContent = count ? "Your cards are face down until you decide." : "";
-    return;
-  }
-  const playable = new Set((view.legal || []).filter((action) => action.type === "play").map((action) => action.card));
-  const passing = (view.legal || []).some((action) => action.type === "pass") && !page.acting;
-  const order = sortHand(view.hand, {
-    spadesFirst: hooks.spadesFirst,
-    deck: page.table.rules?.deck,
-  });
+  const playable = new Set(view.legal.filter((action) => action.type === "play").map((action) => action.card));
+  const passing = view.legal.some((action) => action.type === "pass") && !page.acting;
+  const order = sortHand(view.hand, { spadesFirst: hooks.spadesFirst, deck: page.table.rules.deck });
   const myTurnToPlay = playable.size > 0;
-  const key = JSON.stringify([order, [...playable], passing, [...page.passChoice], page.acting]);
-  if (unchanged(container, key)) return;
-  fill(container, order.map((code) =>
+  patch(container, order.map((code) =>
     handCard(page, hooks, code, { playable: playable.has(code), passing, myTurnToPlay })));
-  label.textContent = order.length ? `Your hand (${order.length} cards)` : "";
-  const again = focused && container.querySelector(`[data-card="${focused}"]:not([disabled])`);
-  if (again) again.focus({ preventScroll: true });
-  else if (myTurnToPlay && hooks.focusIsFree()) container.querySelector(".playable")?.focus({ preventScroll: true });
+  setText(label, order.length ? `Your hand (${order.length} cards)` : "");
+  // Your turn to play, and the keyboard is not busy with a card or elsewhere: offer one.
+  const onCard = container.contains(document.activeElement) && !document.activeElement.disabled;
+  if (myTurnToPlay && !onCard && hooks.focusIsFree()) container.querySelector(".playable")?.focus({ preventScroll: true });
 }

@@ -2,8 +2,10 @@
 // (`"host": true` in the state): before the game, remove or move whoever sits where;
 // during it, let a bot play for an away player or give a seat to someone new; the turn
 // timer; ending the table. The server checks every request again (403 for non-hosts).
+// The panel is patched in place (dom.js), so the keyboard stays where it was; handlers
+// read the controls on the page by id, never the nodes of one drawing.
 
-import { el, fill, unchanged } from "/static/dom.js";
+import { el, patch } from "/static/dom.js";
 
 export const TIMER_CHOICES = [null, 15, 30, 60, 120];
 
@@ -31,12 +33,12 @@ function moveControl(page, info, hooks) {
   const select = el("select", { id, onchange: (event) => { ui.moveTo[info.seat] = event.target.value; } },
     others.map((other) => el("option", { value: other.seat, selected: String(other.seat) === chosen },
       other.name === null ? `Seat ${other.seat + 1} (empty)` : `Seat ${other.seat + 1} (swap with ${other.name})`)));
-  return el("span", { class: "host-move" },
+  return el("span", { key: "move", class: "host-move" },
     el("label", { for: id, class: "visually-hidden" }, `New seat for ${info.name}`),
     select,
     el("button", {
       type: "button", class: "move", "aria-label": `Move ${info.name} to the chosen seat`, title: "Move to the chosen seat (or swap)",
-      onclick: () => hooks.move(info.seat, Number(select.value)),
+      onclick: () => hooks.move(info.seat, Number(document.getElementById(id).value)),
     }, "Move"));
 }
 
@@ -44,23 +46,22 @@ function reissueControl(page, info, hooks, redraw) {
   const label = `Give seat ${info.seat + 1} to someone new`;
   if (ui.confirm !== `reissue:${info.seat}`) {
     return el("button", {
-      type: "button", class: "reissue", "aria-label": label,
+      key: "reissue", type: "button", class: "reissue", "aria-label": label,
       onclick: () => { ui.confirm = `reissue:${info.seat}`; ui.newName = ""; redraw(`#host-new-name-${info.seat}`); },
     }, "Give seat to someone new…");
   }
   const id = `host-new-name-${info.seat}`;
+  const give = () => {
+    ui.confirm = null;
+    hooks.reissue(info.seat, ui.newName.trim() || null);
+    redraw();
+  };
   const input = el("input", {
     id, maxlength: 32, value: ui.newName, placeholder: "optional", autocomplete: "off",
     oninput: (event) => { ui.newName = event.target.value; },
+    onkeydown: (event) => { if (event.key === "Enter") give(); },
   });
-  const give = () => {
-    ui.confirm = null;
-    const name = input.value.trim();
-    hooks.reissue(info.seat, name || null);
-    redraw();
-  };
-  input.addEventListener("keydown", (event) => { if (event.key === "Enter") give(); });
-  return el("div", { class: "host-confirm", role: "group", "aria-label": label },
+  return el("div", { key: "reissue", class: "host-confirm", role: "group", "aria-label": label },
     el("p", {}, info.bot
       ? "A new person takes this seat instead of the bot."
       : `${info.name}'s link stops working; you get a new link to send to the new player.`),
@@ -76,20 +77,20 @@ function seatRow(page, info, hooks, redraw) {
   const controls = [];
   if (info.name !== null && waiting) {
     controls.push(el("button", {
-      type: "button", class: "remove", "aria-label": `Remove ${info.name} from seat ${info.seat + 1}`,
+      key: "remove", type: "button", class: "remove", "aria-label": `Remove ${info.name} from seat ${info.seat + 1}`,
       onclick: () => hooks.remove(info.seat),
     }, "Remove"));
     controls.push(moveControl(page, info, hooks));
   } else if (!waiting && info.name !== null) {
     if (!info.bot && !info.connected && !info.autoplay) {
       controls.push(el("button", {
-        type: "button", class: "standin primary", "aria-label": `Let a bot play for ${info.name}`,
+        key: "standin", type: "button", class: "standin primary", "aria-label": `Let a bot play for ${info.name}`,
         onclick: () => hooks.standin(info.seat),
       }, "Let a bot play"));
     }
     controls.push(reissueControl(page, info, hooks, redraw));
   }
-  return el("li", { class: "host-seat", dataset: { seat: info.seat } },
+  return el("li", { key: info.seat, class: "host-seat", dataset: { seat: info.seat } },
     el("span", { class: "who" }, seatWords(page, info)),
     controls.length ? el("span", { class: "host-buttons" }, controls) : null);
 }
@@ -105,7 +106,10 @@ function timerControl(page, hooks) {
     select,
     el("button", {
       type: "button", class: "set-timer",
-      onclick: () => hooks.setTimer(select.value === "" ? null : Number(select.value)),
+      onclick: () => {
+        const { value } = document.getElementById("host-turn-seconds");
+        hooks.setTimer(value === "" ? null : Number(value));
+      },
     }, "Set timer"),
     el("p", { class: "muted small" }, `Now: ${timerWords(current)}. When a player takes longer, a bot makes that one move.`));
 }
@@ -131,33 +135,18 @@ export function renderHostPanel(container, page, hooks) {
   const show = Boolean(page.host) && page.table.status !== "ended";
   container.hidden = !show;
   if (!show) {
-    container.dataset.key = "";
-    fill(container);
+    patch(container);
     return;
   }
-  const { table } = page;
-  const key = JSON.stringify([
-    table.status, table.turn_seconds, page.seat, ui.confirm,
-    table.seats.map((info) => [info.name, info.bot, info.connected, info.autoplay, info.autoplay_reason]),
-  ]);
-  if (unchanged(container, key)) return;
   const redraw = (focus = null) => {
     renderHostPanel(container, page, hooks);
     if (focus) container.querySelector(focus)?.focus();
   };
-  const focused = container.contains(document.activeElement) ? document.activeElement.dataset.focus : null;
-  fill(container,
+  patch(container,
     el("h2", { id: "host-title" }, "Host controls"),
     el("p", { class: "muted small" }, "Only the host sees these."),
     el("ul", { class: "host-seats", "aria-label": "Seats" },
-      table.seats.map((info) => seatRow(page, info, hooks, redraw))),
+      page.table.seats.map((info) => seatRow(page, info, hooks, redraw))),
     timerControl(page, hooks),
     el("div", { class: "host-end" }, endControl(hooks, redraw)));
-  // Every control has a data-focus name: a redraw keeps the keyboard where it was.
-  for (const control of container.querySelectorAll("button, select, input")) {
-    if (!control.dataset.focus) control.dataset.focus = control.id || control.getAttribute("aria-label") || control.textContent;
-  }
-  if (focused) {
-    [...container.querySelectorAll("[data-focus]")].find((control) => control.dataset.focus === focused)?.focus();
-  }
 }

@@ -1,5 +1,5 @@
 // The table's rules in plain words: preset lines, house-rule toggles, summaries and the
-// one-line explanations shown next to nil and 10-for-200. Field names are RULES.md's.
+// one-line explanations shown next to nil and 10-for-200. Field names are docs/rules.md's.
 
 export const PRESET_LINES = {
   standard: "4 players in two partnerships, nil allowed, bags count, game to 500.",

@@ -1,9 +1,11 @@
 // The score pad (each side's score and bags, this hand's contract and tricks, the
 // hand-by-hand history with the moves the turn timer made, the target score) and the
-// end-of-hand / end-of-game summaries with penalties in plain words.
+// end-of-hand / end-of-game summaries with penalties in plain words. The pad is patched
+// in place (dom.js), so its toggle keeps the focus and the history stays open and
+// scrolled where the player left it while states arrive.
 
 import { cardShort } from "/static/cards.js";
-import { el, fill, remembered } from "/static/dom.js";
+import { el, patch, remembered } from "/static/dom.js";
 import { bagPenaltyWords } from "/static/rules.js";
 import { sideName } from "/static/seating.js";
 
@@ -18,43 +20,43 @@ function seatNames(page) {
 }
 
 function bidWords(bid) {
-  if (bid === null || bid === undefined) return "–";
+  if (bid === null) return "–";
   if (bid === "blind_nil") return "blind nil";
   if (bid === 0) return "nil";
   return String(bid);
 }
 
-/** A side's contract: the view's `contracts` when given, else the sum of its numeric bids. */
-function contractOf(page, index) {
-  const given = page.view?.contracts?.[index];
-  if (given !== undefined && given !== null) return typeof given === "object" ? given.contract ?? null : given;
-  const bids = page.sides[index].map((seat) => page.view?.bids?.[seat]);
-  if (bids.some((bid) => bid === null || bid === undefined)) return null;
-  return bids.filter((bid) => typeof bid === "number").reduce((sum, bid) => sum + bid, 0);
+// Before the first game the table's scores are an empty list: every side stands at 0.
+const NO_STANDING = { score: 0, bags: 0 };
+
+/** Each side's standing: the game's, else the table's (empty before the first game). */
+function standings(page) {
+  return page.view?.scores ?? page.table.scores;
 }
 
 function currentRows(page) {
   const names = seatNames(page);
-  const scores = page.view?.scores?.length ? page.view.scores : page.table.scores || [];
+  const { view } = page;
   return page.sides.map((members, index) => {
-    const standing = scores[index] || { score: 0, bags: 0 };
-    const taken = members.reduce((sum, seat) => sum + (page.view?.tricks_won?.[seat] ?? 0), 0);
-    const contract = page.view ? contractOf(page, index) : null;
-    return el("tr", { dataset: { side: index } },
+    const standing = standings(page)[index] ?? NO_STANDING;
+    const taken = members.reduce((sum, seat) => sum + (view?.tricks_won[seat] ?? 0), 0);
+    // The engine's contract of the side (docs/rules.md §6), null until the bidding ends.
+    const contract = view?.contracts?.[index] ?? null;
+    return el("tr", { key: index, dataset: { side: index } },
       el("th", { scope: "row" }, sideName(page.sides, index, names)),
       el("td", { class: "score" }, String(standing.score)),
       el("td", {}, String(standing.bags)),
       el("td", {}, contract === null ? "–" : String(contract)),
-      el("td", {}, page.view ? String(taken) : "–"));
+      el("td", {}, view ? String(taken) : "–"));
   });
 }
 
 function historyRows(page, history) {
   return history.map((hand) =>
-    el("tr", {},
+    el("tr", { key: hand.hand },
       el("th", { scope: "row" }, String(hand.hand)),
       hand.sides.map((side, index) =>
-        el("td", { title: `bids ${page.sides[index].map((seat) => bidWords(hand.bids?.[seat])).join(" + ")}` },
+        el("td", { title: `bids ${page.sides[index].map((seat) => bidWords(hand.bids[seat])).join(" + ")}` },
           el("span", { class: "points" }, signed(side.points)),
           el("span", { class: "standing" }, ` ${side.score}`),
           el("span", { class: "bags muted" }, `${side.bags} bag${side.bags === 1 ? "" : "s"}`)))));
@@ -65,27 +67,26 @@ function historyRows(page, history) {
  * blind nil decision comes with its type only, and stays private: "card pass".
  */
 export function timerMoveWords(action) {
-  if (!action) return "a move";
-  if (action.type === "play" && action.card) return `played ${cardShort(action.card)}`;
-  if (action.type === "bid" && action.bid !== undefined) return `bid ${bidWords(action.bid)}`;
-  return { play: "a card", bid: "a bid", pass: "card pass", draw: "draw", blind_nil: "blind nil decision" }[action.type] || action.type;
+  if (action.type === "play") return `played ${cardShort(action.card)}`;
+  if (action.type === "bid") return `bid ${bidWords(action.bid)}`;
+  return { pass: "card pass", draw: "draw", blind_nil: "blind nil decision" }[action.type];
 }
 
 /** "Hand 2: Ann (played 5♥), Bo (bid 3)": the moves the turn timer made, by hand. */
 function timerMoveLines(page, history) {
   const names = seatNames(page);
-  const hands = history.filter((hand) => (hand.timer_moves || []).length);
+  const hands = history.filter((hand) => hand.timer_moves.length);
   if (!hands.length) return null;
   return el("div", { class: "timer-moves" },
     el("h3", {}, el("span", { class: "clock", "aria-hidden": "true" }), "Moves the turn timer made"),
-    el("ul", {}, hands.map((hand) => el("li", { dataset: { hand: hand.hand } },
+    el("ul", {}, hands.map((hand) => el("li", { key: hand.hand, dataset: { hand: hand.hand } },
       el("strong", {}, `Hand ${hand.hand}: `),
       hand.timer_moves.map((move) => `${names[move.seat] || `Seat ${move.seat + 1}`} (${timerMoveWords(move.action)})`).join(", ")))));
 }
 
 /** Draw the pad. `history`: finished hands from GET /api/tables/{id}/history. */
 export function renderScorepad(container, page, history) {
-  const target = page.table.rules?.target_score ?? 500;
+  const target = page.table.rules.target_score;
   const open = remembered.get(OPEN_KEY, !window.matchMedia("(max-width: 900px)").matches);
   const names = seatNames(page);
   const toggle = el("button", {
@@ -97,8 +98,8 @@ export function renderScorepad(container, page, history) {
   }, "Score pad", el("span", { class: "target" }, `Game to ${target}`));
   const compact = el("p", { class: "compact-scores" },
     page.sides.map((_, index) => {
-      const standing = (page.view?.scores || page.table.scores || [])[index] || { score: 0, bags: 0 };
-      return el("span", {}, `${sideName(page.sides, index, names)}: ${standing.score}`);
+      const standing = standings(page)[index] ?? NO_STANDING;
+      return el("span", { key: index }, `${sideName(page.sides, index, names)}: ${standing.score}`);
     }));
   const body = el("div", { id: "scorepad-body", hidden: !open },
     el("table", { class: "scores" },
@@ -108,21 +109,23 @@ export function renderScorepad(container, page, history) {
         el("th", { scope: "col" }, "Bags"), el("th", { scope: "col" }, "Bid"),
         el("th", { scope: "col" }, "Won"))),
       el("tbody", {}, currentRows(page))),
-    history.length ? el("details", { class: "history", open: history.length <= 6 },
+    // Open at first while short; after that, open or closed is the player's choice.
+    history.length ? el("details", { key: "history", class: "history", open: history.length <= 6 },
       el("summary", {}, `Hand by hand (${history.length})`),
-      el("table", {},
-        el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
-          page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))))),
-        el("tbody", {}, historyRows(page, history)))) : null,
+      el("div", { class: "history-hands" },
+        el("table", {},
+          el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
+            page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))))),
+          el("tbody", {}, historyRows(page, history))))) : null,
     timerMoveLines(page, history),
-    el("p", { class: "muted small" }, bagPenaltyWords(page.table.rules)));
-  fill(container, toggle, compact, body);
+    el("p", { key: "bags", class: "muted small" }, bagPenaltyWords(page.table.rules)));
+  patch(container, toggle, compact, body);
   container.classList.toggle("collapsed", !open);
 }
 
 function nilLines(page, result) {
   const names = seatNames(page);
-  return result.sides.flatMap((side) => (side.nil || []).map((nil) => {
+  return result.sides.flatMap((side) => side.nil.map((nil) => {
     const who = names[nil.seat] || `Seat ${nil.seat + 1}`;
     return `${who}'s ${nil.blind ? "blind nil" : "nil"} ${nil.made ? "made" : "failed"}: ${signed(nil.points)}`;
   }));
@@ -132,37 +135,33 @@ function nilLines(page, result) {
 function sideExtras(rules, side) {
   const words = [];
   if (side.bag_penalty) {
-    const limit = rules.bag_limit ?? 10;
     const times = Math.max(1, Math.round(side.bag_penalty / (rules.bag_penalty || side.bag_penalty)));
-    words.push(`${limit * times} bags: -${side.bag_penalty}`);
+    words.push(`${rules.bag_limit * times} bags: -${side.bag_penalty}`);
   }
-  if (side.all_tricks && rules.all_tricks === "bonus") words.push(`All tricks: +${rules.all_tricks_bonus ?? 200}`);
+  if (side.all_tricks && rules.all_tricks === "bonus") words.push(`All tricks: +${rules.all_tricks_bonus}`);
   if (side.all_tricks && rules.all_tricks === "win") words.push("Took every trick: wins the game");
   if (rules.ten_for_two_hundred && side.contract >= 10) {
-    words.push(side.taken >= side.contract ? `10 for 200: ${side.contract} × 20` : `10 for 200 set: -${rules.ten_for_two_hundred_set ?? 200}`);
+    words.push(side.taken >= side.contract ? `10 for 200: ${side.contract} × 20` : `10 for 200 set: -${rules.ten_for_two_hundred_set}`);
   }
   return words;
 }
 
 /**
- * The end-of-hand summary from the view's `last_hand` (or a history entry): bids,
- * tricks, points and bags per side, penalties in words.
+ * The end-of-hand summary from the view's `last_hand`: bids, tricks, points and bags
+ * per side (the engine's breakdown, contract included), penalties in words.
  */
 export function handSummary(page, result) {
   const names = seatNames(page);
-  const rules = page.table.rules || {};
-  const number = result.hand_number ?? result.hand;
+  const rules = page.table.rules;
+  const number = result.hand_number;
   const nils = nilLines(page, result);
-  return el("div", { class: "summary hand-summary", role: "group", "aria-label": `Hand ${number} summary` },
+  return el("div", { key: `hand-${number}`, class: "summary hand-summary", role: "group", "aria-label": `Hand ${number} summary` },
     el("h2", {}, `Hand ${number} scored`),
     el("ul", { class: "summary-sides" }, result.sides.map((side, index) => {
-      const members = side.seats || page.sides[index] || [];
-      const bids = members.map((seat) => bidWords(result.bids?.[seat])).join(" + ");
-      const took = side.taken ?? members.reduce((sum, seat) => sum + (result.tricks?.[seat] ?? 0), 0);
-      const contract = side.contract === undefined ? "" : ` (contract ${side.contract})`;
-      return el("li", { dataset: { side: index } },
+      const bids = side.seats.map((seat) => bidWords(result.bids[seat])).join(" + ");
+      return el("li", { key: index, dataset: { side: index } },
         el("strong", {}, sideName(page.sides, index, names)),
-        el("span", {}, `bid ${bids}${contract}, took ${took}: `, el("b", { class: "points" }, signed(side.points))),
+        el("span", {}, `bid ${bids} (contract ${side.contract}), took ${side.taken}: `, el("b", { class: "points" }, signed(side.points))),
         sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
         el("span", { class: "muted" }, `score ${side.score}, ${side.bags} bag${side.bags === 1 ? "" : "s"}`));
     })),
@@ -173,11 +172,11 @@ export function handSummary(page, result) {
 export function gameOverPanel(page, onRematch) {
   const names = seatNames(page);
   const winner = page.view?.winner ?? page.table.winner;
-  const scores = page.view?.scores || page.table.scores || [];
-  const winnerName = winner === null || winner === undefined ? "Nobody" : sideName(page.sides, winner, names);
+  const scores = standings(page);
+  const winnerName = winner === null ? "Nobody" : sideName(page.sides, winner, names);
   const youWon = page.seat !== null && page.sides[winner]?.includes(page.seat);
   const last = page.view?.last_hand;
-  return el("div", { class: "summary game-over", role: "group", "aria-label": "Game over" },
+  return el("div", { key: "game-over", class: "summary game-over", role: "group", "aria-label": "Game over" },
     el("h2", {}, youWon ? `You win! ${winnerName}` : `${winnerName} win${page.sides[winner]?.length > 1 ? "" : "s"} the game`),
     el("ul", { class: "summary-sides" }, scores.map((standing, index) =>
       el("li", { class: index === winner ? "winner" : "" },

@@ -15,13 +15,11 @@ export function seatPosition(seat, players, viewerSeat) {
   return layout[(seat - from + players) % players] || "top";
 }
 
-/** The sides of the table: seats in each side, from the view's `sides` or RULES.md §1. */
+/** The seats of each side: the view's `sides`, or before the game those of docs/rules.md §1. */
 export function sidesOf(view, rules) {
-  if (view && Array.isArray(view.sides)) {
-    return view.sides.map((side) => (Array.isArray(side) ? side : side.seats || []));
-  }
-  const players = rules?.players ?? 4;
-  if (rules?.partnerships && players % 2 === 0) {
+  if (view) return view.sides;
+  const { players } = rules;
+  if (rules.partnerships && players % 2 === 0) {
     const half = players / 2;
     return Array.from({ length: half }, (_, seat) => [seat, seat + half]);
   }

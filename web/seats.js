@@ -1,13 +1,14 @@
 // The seat plates around the felt: name, bot marker, connected dot (with words), dealer
 // chip, turn marker (with words), tricks won / bid, cards left, the turn timer's
 // countdown and its "timer" note; or the buttons to sit down or add a bot while the
-// seat is empty.
+// seat is empty. Each plate keeps its node across states (keyed by seat), so a button
+// with the keyboard focus keeps it.
 
-import { el, fill } from "/static/dom.js";
+import { el, patch } from "/static/dom.js";
 import { seatPosition } from "/static/seating.js";
 
 function bidWords(bid) {
-  if (bid === null || bid === undefined) return null;
+  if (bid === null) return null;
   if (bid === "blind_nil") return "Blind nil";
   if (bid === 0) return "Nil";
   return String(bid);
@@ -36,8 +37,8 @@ function timerNote(moves) {
 }
 
 function tricksLine(view, seat) {
-  const bid = bidWords(view.bids?.[seat]);
-  const won = view.tricks_won?.[seat] ?? 0;
+  const bid = bidWords(view.bids[seat]);
+  const won = view.tricks_won[seat];
   if (bid === null) {
     return el("span", { class: "tricks muted" }, view.phase === "bid" ? "no bid" : "");
   }
@@ -49,14 +50,14 @@ function emptySeat(seat, hooks, { canSit, canAddBot }) {
   return [
     el("span", { class: "name muted" }, "Empty seat"),
     canSit || canAddBot ? el("span", { class: "seat-buttons" },
-      canSit ? el("button", { type: "button", class: "sit", onclick: () => hooks.sit(seat), dataset: { seat } }, "Sit here") : null,
-      canAddBot ? el("button", { type: "button", class: "add-bot", onclick: () => hooks.addBot(seat), dataset: { seat } }, "Add bot") : null) : null,
+      canSit ? el("button", { key: "sit", type: "button", class: "sit", onclick: () => hooks.sit(seat), dataset: { seat } }, "Sit here") : null,
+      canAddBot ? el("button", { key: "add-bot", type: "button", class: "add-bot", onclick: () => hooks.addBot(seat), dataset: { seat } }, "Add bot") : null) : null,
   ];
 }
 
 function occupiedSeat(seat, seatInfo, page, hooks) {
   const { view, seat: mySeat } = page;
-  const isTurn = Boolean(view && view.phase !== "over" && view.turn?.includes(seat));
+  const isTurn = Boolean(view && view.phase !== "over" && view.turn.includes(seat));
   const parts = [
     el("span", { class: "name-line" },
       el("span", { class: "name" }, seatInfo.name),
@@ -65,9 +66,9 @@ function occupiedSeat(seat, seatInfo, page, hooks) {
       view && view.dealer === seat ? el("span", { class: "chip dealer", title: "Dealer" }, "Dealer") : null),
   ];
   if (view) {
-    const timed = (page.timerMoves || []).filter((move) => move.seat === seat).length;
+    const timed = page.timerMoves.filter((move) => move.seat === seat).length;
     parts.push(el("span", { class: "stat-line" }, tricksLine(view, seat), timerNote(timed)));
-    const left = view.hand_sizes?.[seat];
+    const left = view.hand_sizes[seat];
     if (seat !== mySeat && left) parts.push(el("span", { class: "cards-left muted" }, `${left} cards`));
   }
   if (isTurn) {
@@ -86,14 +87,14 @@ function occupiedSeat(seat, seatInfo, page, hooks) {
  */
 export function renderSeats(container, page, hooks) {
   const { table } = page;
-  const players = table.rules?.players ?? table.seats.length;
-  const allowed = page.mayJoin !== false && table.status !== "ended";
+  const players = table.rules.players;
+  const allowed = page.mayJoin && table.status !== "ended";
   const rights = { canSit: allowed && page.seat === null && table.status === "waiting", canAddBot: allowed };
-  fill(container, table.seats.map((seatInfo) => {
+  patch(container, table.seats.map((seatInfo) => {
     const seat = seatInfo.seat;
     const position = seatPosition(seat, players, page.seat);
     const plate = el("div", {
-      class: `seat pos-${position}`, dataset: { seat }, role: "group",
+      key: seat, class: `seat pos-${position}`, dataset: { seat }, role: "group",
       "aria-label": `Seat ${seat + 1}${seatInfo.name ? `: ${seatInfo.name}` : ", empty"}`,
     });
     if (seatInfo.name === null) {

@@ -1,12 +1,14 @@
-// The table page: seats, trick, hand, decisions, score pad and chat, redrawn from each
+// The table page: seats, trick, hand, decisions, score pad and chat, drawn from each
 // `state` message, plus the links to the table, the host's controls and the turn timer.
+// Every panel is built afresh and patched into the page (dom.js), so only what changed
+// changes on screen: focus, open panels, selections and scroll positions stay.
 // The only game logic here is display: the server's `legal` list says what the player
 // may do, and the server decides who is the host.
 
 import { decisionPanel } from "/static/bidding.js";
 import { ChatPanel } from "/static/chat.js";
 import { TableConnection } from "/static/connection.js";
-import { api, el, fill, remembered, unchanged } from "/static/dom.js";
+import { api, el, fill, patch, remembered, setText } from "/static/dom.js";
 import { renderHand } from "/static/hand.js";
 import { renderHostPanel } from "/static/host.js";
 import {
@@ -116,7 +118,7 @@ function receiveState(message, { answersHello }) {
   followSeat(message, answersHello);
   // The host role passed on (or the token was never good): forget the host token.
   if (answersHello && message.host === false && remembered.get(HOST_KEY)) remembered.set(HOST_KEY, null);
-  if (answersHello && Array.isArray(message.chat)) chat.replace(message.chat);
+  if (answersHello) chat.replace(message.chat);
   const handBefore = page.view?.hand_number;
   const firstState = page.table === null;
   const lastHand = message.state?.last_hand ?? null;
@@ -132,7 +134,7 @@ function receiveState(message, { answersHello }) {
   page.seat = message.seat ?? null;
   page.host = Boolean(message.host);
   page.mayJoin = mayJoin(page.table);
-  page.timerMoves = message.timer_moves ?? page.table.timer_moves ?? message.state?.timer_moves ?? [];
+  page.timerMoves = message.timer_moves;
   clock.receive(message, page);
   page.sides = sidesOf(page.view, page.table.rules);
   page.acting = false;
@@ -289,24 +291,23 @@ function renderNotice() {
     kind = "ended";
     content = [el("strong", {}, "The host ended this table."), " Nothing more can be played here."];
   } else if (mine?.autoplay) {
-    kind = `autoplay:${mine.autoplay_reason}`;
+    kind = "autoplay";
     content = [
       el("strong", {}, "A bot is playing for you"),
       mine.autoplay_reason === "timer" ? " — your last two moves timed out. " : " while you were away. ",
       el("button", { type: "button", class: "primary back", onclick: imBack }, "I'm back"),
     ];
   }
-  if (unchanged(notice, kind)) return;
-  notice.className = `notice ${kind.split(":")[0]}`;
-  fill(notice, content);
+  notice.className = `notice ${kind}`;
+  patch(notice, content);
   notice.hidden = !content;
 }
 
 function renderHeader() {
   const { table } = page;
   document.title = `${table.name} — Spades`;
-  $("table-name").textContent = table.name;
-  $("rules-summary").textContent = rulesSummary(table.rules);
+  setText($("table-name"), table.name);
+  setText($("rules-summary"), rulesSummary(table.rules));
 }
 
 function turnWords() {
@@ -317,7 +318,7 @@ function turnWords() {
     return `Waiting for players: ${seated} of ${table.seats.length} seats taken.`;
   }
   if (view.phase === "over") return "Game over.";
-  const turn = view.turn || [];
+  const { turn } = view;
   const mine = turn.includes(page.seat);
   const others = turn.filter((seat) => seat !== page.seat).map(nameOf).join(" and ");
   const doing = {
@@ -335,15 +336,15 @@ function turnWords() {
 
 function seatPicker() {
   if (!page.mayJoin) {
-    return el("div", { class: "panel-inner seat-picker private" },
+    return el("div", { key: "private", class: "panel-inner seat-picker private" },
       el("p", {}, "This is a private table: to sit down you need the invite link from the host. You can watch."));
   }
   const nameInput = el("input", {
     id: "player-name", maxlength: 32, autocomplete: "nickname",
-    value: remembered.get(NAME_KEY, "") || "", placeholder: "Your name",
+    value: remembered.get(NAME_KEY, ""), placeholder: "Your name",
+    onchange: (event) => remembered.set(NAME_KEY, event.target.value.trim()),
   });
-  nameInput.addEventListener("change", () => remembered.set(NAME_KEY, nameInput.value.trim()));
-  return el("div", { class: "panel-inner seat-picker" },
+  return el("div", { key: "seat-picker", class: "panel-inner seat-picker" },
     el("label", { for: "player-name" }, "Your name"),
     nameInput,
     el("p", { class: "explain" }, "Then press “Sit here” on an empty seat, or just watch. Empty seats can take a bot."));
@@ -351,7 +352,7 @@ function seatPicker() {
 
 function waitingPanel() {
   const missing = page.table.seats.filter((seat) => seat.name === null).length;
-  return el("div", { class: "panel-inner waiting" },
+  return el("div", { key: "waiting", class: "panel-inner waiting" },
     el("p", {}, `You are in seat ${page.seat + 1}. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
     el("button", { type: "button", class: "leave", onclick: leaveSeat }, "Leave seat"));
 }
@@ -364,7 +365,7 @@ function closeSummary() {
 /** The end-of-hand summary stays through the next bidding, until closed or play resumes. */
 function summaryStarted() {
   const { view } = page;
-  return view?.phase === "play" && ((view.trick || []).length > 0 || (view.tricks_won || []).some((won) => won > 0));
+  return view?.phase === "play" && (view.trick.length > 0 || view.tricks_won.some((won) => won > 0));
 }
 
 function summaryToShow() {
@@ -376,23 +377,22 @@ function summaryToShow() {
 
 function renderCentre() {
   const over = page.view?.phase === "over" || page.table.status === "over";
-  const names = page.table.seats.map((seat) => seat.name).join();
-  const key = over
-    ? `over:${page.table.game_number}:${JSON.stringify(page.view?.scores)}:${page.seat}:${names}`
-    : `hand:${page.summaryClosed ? "" : page.summary?.hand_number}:${summaryStarted()}:${names}`;
-  let holder = $("centre-panel");
-  if (holder && unchanged(holder, key)) return;
   const centre = over ? gameOverPanel(page, rematch) : summaryToShow();
+  let holder = $("centre-panel");
   if (!centre) {
     holder?.remove();
     return;
   }
   if (!holder) {
-    holder = el("div", { id: "centre-panel", class: "centre-panel", dataset: { key } });
+    holder = el("div", { id: "centre-panel", class: "centre-panel" });
     $("felt").append(holder);
   }
-  fill(holder, centre);
+  patch(holder, centre);
 }
+
+// The decision last offered: a new one takes the focus (when it is free), a state that
+// leaves it as it was does not.
+let offered = null;
 
 function renderActionPanel() {
   const panel = $("action-panel");
@@ -405,15 +405,13 @@ function renderActionPanel() {
   if (page.seat === null && page.table.status !== "waiting" && !ended) {
     content = el("p", { class: "watching muted" }, "You are watching this game.");
   }
-  const key = content?.classList.contains("seat-picker") ? `seat-picker:${page.mayJoin}` : JSON.stringify([
-    content?.className, page.seat, page.acting, page.view?.legal, page.view?.bids,
-    page.view?.draw_card, [...page.passChoice], page.table.seats.map((seat) => seat.name),
-  ]);
-  if (unchanged(panel, key)) return;
-  fill(panel, content);
+  patch(panel, content);
   panel.hidden = !content;
   const decision = content && !content.classList.contains("seat-picker");
-  if (decision && focusIsFree()) content.querySelector("button:not([disabled])")?.focus({ preventScroll: true });
+  const offer = JSON.stringify([decision ? content.className : null, page.view?.legal]);
+  if (offer === offered) return;
+  offered = offer;
+  if (decision && focusIsFree()) panel.querySelector("button:not([disabled])")?.focus({ preventScroll: true });
 }
 
 /** Moving the focus for the player is fine unless they are busy elsewhere (chat, link). */
@@ -424,8 +422,7 @@ function focusIsFree() {
 
 function renderLastTrickButton() {
   const button = $("last-trick-button");
-  const has = Boolean(page.view?.last_trick && (page.view.last_trick.cards || page.view.last_trick).length);
-  button.hidden = !has;
+  button.hidden = !page.view?.last_trick;
   if (!$("last-trick").hidden) renderLastTrick($("last-trick"), page);
 }
 
@@ -445,6 +442,7 @@ function render() {
   renderHeader();
   renderNotice();
   renderSeats($("seats"), page, { sit, addBot, countdown: (seat, mine) => clock.badge(seat, mine) });
+  clock.drawAll(); // the plate of a hurried seat keeps its colour
   // The level choice shows while a seat is free for a bot (and this browser may add one).
   $("bot-level-choice").hidden = !page.table.seats.some((seat) => seat.name === null) ||
     !page.mayJoin || page.table.status === "ended";
@@ -452,7 +450,7 @@ function render() {
     page.table.status === "ended";
   renderHostPanel($("host-panel"), page, hostHooks);
   trick.update(page);
-  $("turn-label").textContent = turnWords();
+  setText($("turn-label"), turnWords());
   renderActionPanel();
   renderCentre();
   drawHand();

@@ -9,12 +9,9 @@ import { el } from "/static/dom.js";
 const HURRY_SECONDS = 5;
 const TICK_MS = 250;
 
-/** Milliseconds of an ISO time or a number (seconds or milliseconds since 1970). */
-export function timeOf(value) {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "number") return value < 1e12 ? value * 1000 : value;
-  const parsed = Date.parse(value);
-  return Number.isNaN(parsed) ? null : parsed;
+/** Milliseconds since 1970 of the server's ISO-8601 time, or null for none. */
+function timeOf(iso) {
+  return iso === null ? null : Date.parse(iso);
 }
 
 export class TurnClock {
@@ -28,13 +25,11 @@ export class TurnClock {
     setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Called with every state message. */
+  /** Called with every state message (its `deadline` and `server_time`). */
   receive(message, page) {
-    const deadline = message.deadline !== undefined ? message.deadline : page.table?.deadline;
-    const serverTime = timeOf(message.server_time ?? message.table?.server_time);
-    if (serverTime !== null) this.offset = serverTime - Date.now();
-    this.deadline = timeOf(deadline);
-    const turn = page.view?.turn || [];
+    this.offset = timeOf(message.server_time) - Date.now();
+    this.deadline = timeOf(message.deadline);
+    const turn = page.view?.turn ?? [];
     // A player a bot stands in for is not hurried: the bot moves at once.
     this.mine = page.seat !== null && turn.includes(page.seat) && !page.table.seats[page.seat]?.autoplay;
     if (this.deadline === null || !this.mine) this.announcer.textContent = "";
@@ -68,9 +63,14 @@ export class TurnClock {
     node.closest(".seat")?.classList.toggle("hurry", hurry && mine);
   }
 
+  /** Every countdown on the seat plates, now (after each tick, and after a redraw). */
+  drawAll() {
+    for (const node of document.querySelectorAll(".seat .countdown")) this.draw(node);
+  }
+
   tick() {
     if (this.deadline === null) return;
-    for (const node of document.querySelectorAll(".seat .countdown")) this.draw(node);
+    this.drawAll();
     const left = this.secondsLeft();
     if (this.mine && left !== null && left <= HURRY_SECONDS && left > 0 && this.announced !== this.deadline) {
       this.announced = this.deadline;
