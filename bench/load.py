@@ -13,9 +13,10 @@ names, and its four players and `--spectators` spectators connect over the WebSo
 (docs/protocol.md). Then the tables play at `--rate` actions/s in all, open loop: table i
 acts at start + i/rate + k*tables/rate (its k-th action), whatever the others do; a table
 whose last action is still in flight acts as soon as it completes (the lag behind the
-schedule is reported). The acting seat picks a legal action from its own view. An
-action's latency runs from sending it until every socket of the table has received the
-state with the new version. A finished game is rematched, so the load stays steady.
+schedule is reported), and nothing is sent after the end of the run. The acting seat
+picks a legal action from its own view. An action's latency runs from sending it until
+every socket of the table has received the state with the new version. A finished game
+is rematched, so the load stays steady.
 
 Figures: achieved actions/s, latency p50/p99/p99.9, errors by code, server CPU per action
 (psutil: the server's CPU seconds over the run / actions), memory per table (server RSS
@@ -143,10 +144,11 @@ def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return rng.choice(legal)
 
 
-def percentile(ordered: list[float], share: float) -> float:
+def percentile_ms(ordered: list[float], share: float) -> float | None:
+    """The `share` percentile of sorted seconds, in milliseconds (None without samples)."""
     if not ordered:
-        return float("nan")
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+        return None
+    return 1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 @dataclass
@@ -158,11 +160,11 @@ class Figures:
     tables: int
     achieved: float = 0.0
     actions: int = 0
-    p50_ms: float = float("nan")
-    p99_ms: float = float("nan")
-    p999_ms: float = float("nan")
-    max_ms: float = float("nan")
-    lag_p99_ms: float = 0.0  # how late actions left behind the schedule
+    p50_ms: float | None = None
+    p99_ms: float | None = None
+    p999_ms: float | None = None
+    max_ms: float | None = None
+    lag_p99_ms: float | None = None  # how late actions left, behind the schedule
     errors: dict[str, int] = field(default_factory=dict)
     games: int = 0
     server_cpu_ms_per_action: float | None = None
@@ -173,6 +175,7 @@ class Figures:
     def passed(self) -> bool:
         return (
             not self.errors
+            and self.p99_ms is not None
             and self.p99_ms < LATENCY_BUDGET_MS
             and self.achieved >= ACHIEVED_SHARE * self.offered
         )
@@ -340,9 +343,10 @@ async def act(run: Run, table: Table, socket: Socket, action: dict[str, Any]) ->
 
 
 async def drive(side: Side, http: httpx.AsyncClient, run: Run, table: Table, slot: int) -> None:
-    """One table's share of the offered rate, on its own schedule (open loop)."""
+    """One table's share of the offered rate, on its own schedule (open loop). Nothing is
+    sent after the end: a table behind its schedule leaves the rest of its share unsent."""
     due = run.start + slot / run.rate
-    while due < run.end and table.dead is None:
+    while due < run.end and table.dead is None and time.perf_counter() < run.end:
         delay = due - time.perf_counter()
         if delay > 0:
             await asyncio.sleep(delay)
@@ -387,11 +391,11 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         tables=len(live),
         achieved=run.in_time / seconds,
         actions=len(latencies),
-        p50_ms=1000 * percentile(latencies, 0.5),
-        p99_ms=1000 * percentile(latencies, 0.99),
-        p999_ms=1000 * percentile(latencies, 0.999),
-        max_ms=1000 * latencies[-1] if latencies else float("nan"),
-        lag_p99_ms=1000 * percentile(sorted(run.lags), 0.99) if run.lags else 0.0,
+        p50_ms=percentile_ms(latencies, 0.5),
+        p99_ms=percentile_ms(latencies, 0.99),
+        p999_ms=percentile_ms(latencies, 0.999),
+        max_ms=percentile_ms(latencies, 1.0),
+        lag_p99_ms=percentile_ms(sorted(run.lags), 0.99),
         errors=dict(run.errors),
         games=run.games,
         client_cpu_percent=100 * (client_after - client_before) / wall,  # type: ignore[operator]
@@ -449,8 +453,10 @@ def row(figures: Figures) -> str:
     errors = ", ".join(f"{code} {n}" for code, n in sorted(figures.errors.items())) or "0"
     return (
         f"offered {figures.offered:g}/s, achieved {figures.achieved:.1f}/s, "
-        f"p50 {figures.p50_ms:.1f} p99 {figures.p99_ms:.1f} p99.9 {figures.p999_ms:.1f} ms, "
-        f"errors {errors}, client CPU {figures.client_cpu_percent:.0f} %"
+        f"p50 {number(figures.p50_ms)} p99 {number(figures.p99_ms)} "
+        f"p99.9 {number(figures.p999_ms)} ms, "
+        f"errors {errors}, CPU % of a core: server {number(figures.server_cpu_percent, 0)}, "
+        f"client {figures.client_cpu_percent:.0f}"
     )
 
 
@@ -602,6 +608,7 @@ async def run(args: argparse.Namespace, say: Any) -> dict[str, Any]:
                 report["spades"] = await measure(Side("spades", server.url, server.pid, args), say)
             if profile is not None:
                 report["profile"] = str(profile)
+                say(f"profile written: {profile}")
     state_bytes = state_size(report["spades"])
     report["relay_state_bytes"] = state_bytes
     if not args.no_relay:
@@ -619,13 +626,13 @@ def state_size(result: dict[str, Any]) -> int:
 
 
 def ratio(ours: float | None, theirs: float | None) -> str:
-    if ours is None or theirs is None or theirs == 0 or ours != ours or theirs != theirs:
+    if ours is None or theirs is None or theirs == 0:
         return ""
     return f"{ours / theirs:.2f}x"
 
 
 def number(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None or value != value else f"{value:,.{digits}f}"
+    return "-" if value is None else f"{value:,.{digits}f}"
 
 
 def print_report(report: dict[str, Any]) -> None:
