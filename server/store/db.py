@@ -35,8 +35,10 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-ALEMBIC_INI = ROOT / "alembic.ini"
+from server import shipped
+
+# Inside the installed package, or at the top of a source checkout (server.shipped).
+ALEMBIC_INI = shipped("alembic.ini")
 
 
 def is_sqlite(url: str) -> bool:
@@ -120,7 +122,7 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker:
 def alembic_config(url: str | None = None) -> Config:
     """Alembic configuration of this project, pointing at `url` when given."""
     config = Config(str(ALEMBIC_INI))
-    config.set_main_option("script_location", str(ROOT / "migrations"))
+    config.set_main_option("script_location", str(shipped("migrations")))
     if url is not None:
         config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
