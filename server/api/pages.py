@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse
 
-WEB = Path(__file__).resolve().parents[2] / "web"
+from server import shipped
+
+WEB = shipped("web")
 
 router = APIRouter(include_in_schema=False)
 
