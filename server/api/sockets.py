@@ -1,6 +1,7 @@
 """The WebSocket endpoint `/ws/tables/{id}` (docs/protocol.md).
 
-It only parses and checks messages, then hands them to the hub. Outgoing messages go
+It only reads frames (`parse_message`), has `server.realtime.messages` check them, and
+hands them to the hub. Outgoing messages go
 through a per-socket queue drained by one writer task, so that a slow client never holds
 a table's lock and every client receives its messages in version order.
 
@@ -17,7 +18,7 @@ import asyncio
 import contextlib
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,7 +32,18 @@ from starlette.websockets import WebSocketState
 
 from server.observability import ERRORS, SOCKETS_DROPPED
 from server.realtime.errors import TableError
-from server.realtime.hub import Room, TableHub, error
+from server.realtime.hub import Room, TableHub
+from server.realtime.messages import (
+    PONG,
+    Act,
+    Back,
+    Chat,
+    Hello,
+    Ping,
+    ServerMessage,
+    error,
+    read_client_message,
+)
 from server.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -77,7 +89,7 @@ class SocketListener:
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
-        self.queue: asyncio.Queue[dict[str, Any] | tuple[int, str]] = asyncio.Queue()
+        self.queue: asyncio.Queue[ServerMessage | tuple[int, str]] = asyncio.Queue()
         self.writer: asyncio.Task[None] | None = None
         self.closer: asyncio.Task[None] | None = None
         # Set once the socket is being dropped: nothing more is queued for it.
@@ -86,7 +98,7 @@ class SocketListener:
     def start(self) -> None:
         self.writer = asyncio.create_task(self.write())
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage) -> None:
         if self.dropped:
             return
         if self.queue.qsize() >= MAX_QUEUED:
@@ -154,7 +166,7 @@ class SocketListener:
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
 
-    def _failed(self, event: str, item: dict[str, Any], problem: Exception) -> None:
+    def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
         self.dropped = True
         ERRORS.labels(where="socket").inc()
         SOCKETS_DROPPED.labels(reason="server_error").inc()
@@ -270,8 +282,9 @@ class SocketGuard:
             del self.open[address]
 
 
-def parse_message(raw: dict[str, Any]) -> dict[str, Any]:
-    """The JSON object of one incoming frame; TableError('bad_message') otherwise.
+def parse_message(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON object of one incoming frame, with a string `type`; TableError('bad_message')
+    otherwise. What the object must hold is `read_client_message`'s to check.
 
     The size limit counts bytes: a text frame's UTF-8 length, as uvicorn's `ws_max_size`.
     """
@@ -292,13 +305,6 @@ def parse_message(raw: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def optional(message: dict[str, Any], key: str, kind: type) -> Any:
-    value = message.get(key)
-    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-        raise TableError("bad_message", f"{key!r} must be a {kind.__name__} or null.")
-    return value
-
-
 async def handle(
     hub: TableHub,
     room: Room,
@@ -310,36 +316,22 @@ async def handle(
     """Dispatch one message; returns whether the socket has said hello. `chat_budget`
     spends one chat line of the client address's budget (False: over it)."""
     kind = message["type"]
-    if kind == "hello":
-        token = optional(message, "token", str)
-        host_token = optional(message, "host_token", str)
-        optional(message, "version", int)
-        await hub.join(room, socket, token, host_token)
-        return True
-    if kind == "ping":
-        socket.send({"type": "pong"})
-        return greeted
-    if not greeted:
+    if not greeted and kind not in ("hello", "ping"):
         raise TableError("bad_message", 'Say {"type": "hello"} first.')
-    if kind == "act":
-        action = message.get("action")
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise TableError("bad_message", '"action" must be an action object with a "type".')
-        act_id = message.get("id")
-        if act_id is not None and not isinstance(act_id, str | int):
-            raise TableError("bad_message", '"id" must be a string.')
-        version = optional(message, "version", int)
-        await hub.act(room, socket, action, act_id, version)
-    elif kind == "chat":
-        if not chat_budget():
-            raise TableError(
-                "rate_limited", "Too many chat lines from your address; wait a little."
-            )
-        await hub.chat(room, socket, message.get("text"))
-    elif kind == "back":
+    if kind == "chat" and not chat_budget():
+        raise TableError("rate_limited", "Too many chat lines from your address; wait a little.")
+    command = read_client_message(message, hub.settings.chat_max_length)
+    if isinstance(command, Hello):
+        await hub.join(room, socket, command.token, command.host_token)
+        return True
+    if isinstance(command, Ping):
+        socket.send(PONG)
+    elif isinstance(command, Act):
+        await hub.act(room, socket, command.action, command.id, command.version)
+    elif isinstance(command, Chat):
+        await hub.chat(room, socket, command.text)
+    elif isinstance(command, Back):
         await hub.take_back(room, socket)
-    else:
-        raise TableError("bad_message", f"Unknown message type {kind[:40]!r}.")
     return greeted
 
 

@@ -113,7 +113,7 @@ class SerialWriteSessions(async_sessionmaker[AsyncSession]):
         return self._one_writer()
 
 
-def session_factory(engine: AsyncEngine) -> async_sessionmaker:
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     if engine.dialect.name == "sqlite":
         return SerialWriteSessions(engine, expire_on_commit=False)
     return async_sessionmaker(engine, expire_on_commit=False)

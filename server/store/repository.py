@@ -1,9 +1,11 @@
 """The one place that reads and writes tables, seats, games, hands, actions and chat.
 
-Every write that changes what clients see raises the table's version with
-`UPDATE tables SET version = :new WHERE id = :id AND version = :old`. When no row matches,
-another server process got there first: `VersionConflict` is raised, the transaction is
-rolled back, and the caller reloads the table and tries again (optimistic locking).
+Every write that changes what clients see raises the table's version by one, here and
+nowhere else: the caller names the version it changed, the write answers the new one, with
+`UPDATE tables SET version = :old + 1 WHERE id = :id AND version = :old`. When no row
+matches, another server process got there first: `VersionConflict` is raised, the
+transaction is rolled back, and the caller reloads the table and tries again (optimistic
+locking).
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from typing_extensions import TypedDict
 
 from server.engine import Rules
 from server.store.db import session_factory
@@ -72,6 +75,16 @@ class Hosting:
     deadline: datetime | None = None
 
 
+class ChatLine(TypedDict):
+    """One stored chat line (`seat` null for a spectator), as clients receive it."""
+
+    version: int
+    seat: int | None
+    name: str
+    text: str
+    at: str
+
+
 @dataclass
 class GameRecord:
     id: int
@@ -98,7 +111,7 @@ class TableRecord:
     seats: list[SeatRecord]
     hosting: Hosting = field(default_factory=Hosting)
     game: GameRecord | None = None
-    chat: list[dict[str, Any]] = field(default_factory=list)
+    chat: list[ChatLine] = field(default_factory=list)
 
 
 @dataclass
@@ -126,8 +139,8 @@ class ActionWrite:
     """Everything one accepted action changes, written in one transaction."""
 
     table_id: str
+    # The version the action was made on; the write raises it by one.
     old_version: int
-    new_version: int
     status: str
     game_id: int
     seq: int
@@ -159,7 +172,7 @@ def hosting(table: TableRow) -> Hosting:
     )
 
 
-def chat_line(row: ChatRow) -> dict[str, Any]:
+def chat_line(row: ChatRow) -> ChatLine:
     return {
         "version": row.version,
         "seat": row.seat,
@@ -350,11 +363,12 @@ class TableStore:
     async def seat_of_token(self, table_id: str, token_hash: str) -> int | None:
         """The seat whose token hashes to `token_hash`, as stored (one indexed read)."""
         async with self.sessions() as session:
-            return await session.scalar(
+            seat: int | None = await session.scalar(
                 select(SeatRow.seat).where(
                     SeatRow.table_id == table_id, SeatRow.token_hash == token_hash
                 )
             )
+            return seat
 
     async def versions(self, table_ids: list[str]) -> dict[str, int]:
         """The stored version of each of these tables (one query)."""
@@ -418,25 +432,27 @@ class TableStore:
         ]
 
     @staticmethod
-    async def _bump(
-        session: AsyncSession, table_id: str, old: int, new: int, **fields: Any
-    ) -> None:
-        result = await session.execute(
+    async def _bump(session: AsyncSession, table_id: str, old: int, **fields: Any) -> int:
+        """Raise the table's version from `old` by one; the new version."""
+        new = old + 1
+        result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
             update(TableRow)
             .where(TableRow.id == table_id, TableRow.version == old)
             .values(version=new, **fields)
         )
         if result.rowcount != 1:
             raise VersionConflict(table_id)
+        return new
 
     async def update_seats(
-        self, table_id: str, old: int, new: int, seats: list[SeatRecord], **table_fields: Any
-    ) -> None:
+        self, table_id: str, old: int, seats: list[SeatRecord], **table_fields: Any
+    ) -> int:
         """Write seats' fields (taken, left, moved, bot, presence, autoplay) and any table
-        fields (host, timer, status) with one version bump."""
+        fields (host, timer, status) with one version bump; the new version."""
         async with self.sessions.begin() as session:
-            await self._bump(session, table_id, old, new, **table_fields)
+            new = await self._bump(session, table_id, old, **table_fields)
             await self._write_seats(session, table_id, seats)
+        return new
 
     @staticmethod
     async def _write_seats(session: AsyncSession, table_id: str, seats: list[SeatRecord]) -> None:
@@ -459,19 +475,18 @@ class TableStore:
         self,
         table_id: str,
         old: int,
-        new: int,
         number: int,
         seed: int,
         snapshot: dict[str, Any],
         deadline: datetime | None = None,
-    ) -> int:
-        """Record a new game (first game or rematch) and make it the table's current game."""
+    ) -> tuple[int, int]:
+        """Record a new game (first game or rematch) and make it the table's current game;
+        (the game's id, the table's new version)."""
         async with self.sessions.begin() as session:
-            await self._bump(
+            new = await self._bump(
                 session,
                 table_id,
                 old,
-                new,
                 status="playing",
                 game_number=number,
                 deadline=deadline,
@@ -486,16 +501,16 @@ class TableStore:
             )
             session.add(game)
             await session.flush()
-            return game.id
+            return game.id, new
 
-    async def record_action(self, write: ActionWrite) -> None:
-        """Append one accepted action, its snapshot and any finished hands, atomically."""
+    async def record_action(self, write: ActionWrite) -> int:
+        """Append one accepted action, its snapshot and any finished hands, atomically;
+        the table's new version."""
         async with self.sessions.begin() as session:
-            await self._bump(
+            new = await self._bump(
                 session,
                 write.table_id,
                 write.old_version,
-                write.new_version,
                 status=write.status,
                 deadline=write.deadline,
             )
@@ -506,7 +521,7 @@ class TableStore:
                     seq=write.seq,
                     seat=write.seat,
                     action=write.action,
-                    version=write.new_version,
+                    version=new,
                     cause=write.cause,
                 )
             )
@@ -527,12 +542,14 @@ class TableStore:
                 session.add(
                     HandRow(game_id=write.game_id, number=write.first_hand_number + offset, **hand)
                 )
+        return new
 
     async def add_chat(
-        self, table_id: str, old: int, new: int, seat: int | None, name: str, text: str
-    ) -> dict[str, Any]:
+        self, table_id: str, old: int, seat: int | None, name: str, text: str
+    ) -> ChatLine:
+        """Store one chat line with a version bump; the line, carrying the new version."""
         async with self.sessions.begin() as session:
-            await self._bump(session, table_id, old, new)
+            new = await self._bump(session, table_id, old)
             row = ChatRow(table_id=table_id, version=new, seat=seat, name=name, text=text)
             session.add(row)
             await session.flush()

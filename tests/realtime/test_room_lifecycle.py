@@ -289,7 +289,7 @@ async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(p
     def write_between(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
         if not wrote and "FROM tables" in statement:
             # Sync event inside SQLAlchemy's async bridge: run the other writer right here.
-            wrote.append(await_only(writer.add_chat(table_id, 1, 2, None, "Other", "now")))
+            wrote.append(await_only(writer.add_chat(table_id, 1, None, "Other", "now")))
 
     event.listen(reader_engine.sync_engine, "after_cursor_execute", write_between)
     try:

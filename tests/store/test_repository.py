@@ -23,9 +23,9 @@ async def test_a_write_on_top_of_an_old_version_is_refused(store):
     await store.create_table("t-conflict", "T", {"preset": "standard"}, 4)
     record = await store.load("t-conflict")
     assert record is not None and record.version == 1
-    await store.update_seats("t-conflict", 1, 2, [SeatRecord(0, name="Ann")])
+    await store.update_seats("t-conflict", 1, [SeatRecord(0, name="Ann")])
     with pytest.raises(VersionConflict):
-        await store.update_seats("t-conflict", 1, 2, [SeatRecord(1, name="Bob")])
+        await store.update_seats("t-conflict", 1, [SeatRecord(1, name="Bob")])
     record = await store.load("t-conflict")
     assert record.version == 2
     assert [seat.name for seat in record.seats] == ["Ann", None, None, None]
@@ -34,11 +34,10 @@ async def test_a_write_on_top_of_an_old_version_is_refused(store):
 async def test_a_refused_action_leaves_no_trace_in_the_log(store):
     await store.create_table("t-log", "T", {"preset": "standard"}, 4)
     snapshot = Game(Rules.preset("standard"), seed=42).to_state()
-    game_id = await store.start_game("t-log", 1, 2, 1, 42, snapshot)
+    game_id, _version = await store.start_game("t-log", 1, 1, 42, snapshot)
     write = ActionWrite(
         table_id="t-log",
         old_version=1,
-        new_version=2,
         status="playing",
         game_id=game_id,
         seq=1,

@@ -1,0 +1,268 @@
+"""A table in memory: what the database says of it, plus its lock and its listeners.
+
+A `Room` is the hub's cache of one table (docs/protocol.md): its seats, version and engine
+`Game`, the sockets watching it (`Listener`s) and the tasks that act for it (bots, grace
+and turn timers). It answers questions about itself (whose turn a bot must take, who may
+use the host controls, whether it is idle) and builds the messages each socket receives;
+only the hub changes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import random
+import time
+from collections import deque
+from datetime import datetime
+from typing import Any, Protocol, cast
+
+from server.engine import Game, Rules
+from server.realtime.hosting import hash_token, iso_ms, matches, public_action, utcnow
+from server.realtime.messages import (
+    PROTOCOL_VERSION,
+    PublicSeat,
+    PublicTable,
+    ServerMessage,
+    StateMessage,
+    TimerMove,
+)
+from server.store.repository import ChatLine, Hosting, SeatRecord, TableRecord, TableSummary, iso
+
+# The bot that plays for a player who is away past the grace time.
+AUTOPLAY_LEVEL = "advanced"
+
+
+class Listener(Protocol):
+    """One socket watching a table: a seat (None for a spectator) and a mailbox."""
+
+    seat: int | None
+
+    def send(self, message: ServerMessage) -> None: ...
+
+    async def close(self, code: int, reason: str) -> None: ...
+
+
+def load_game(rules: Rules, record: TableRecord) -> Game | None:
+    """The table's current game: its snapshot, then any actions logged after it."""
+    if record.game is None:
+        return None
+    game = Game.from_state(record.game.snapshot)
+    for _seq, seat, action in record.game.later_actions:
+        game.act(seat, action)
+    return game
+
+
+class Room:
+    """A table in memory: what the database says, plus its lock and listeners."""
+
+    def __init__(self, record: TableRecord, chat_history: int) -> None:
+        self.lock = asyncio.Lock()
+        self.listeners: set[Listener] = set()
+        self.bot_task: asyncio.Task[None] | None = None
+        self.grace_tasks: dict[int, asyncio.Task[None]] = {}
+        # Wakes the bots when the turn timer's deadline passes.
+        self.timer_task: asyncio.Task[None] | None = None
+        # Hands the host role on after the host has been away for a while.
+        self.host_task: asyncio.Task[None] | None = None
+        # The token hash each seated socket said hello with (a re-issued seat drops it),
+        # and the sockets that said hello with the host token.
+        self.holders: dict[Listener, str] = {}
+        self.host_listeners: set[Listener] = set()
+        # Wakes a bot task that stands by while another process drives the bots.
+        self.bot_nudge = asyncio.Event()
+        self.rng = random.Random()
+        self.chat: deque[ChatLine] = deque(maxlen=chat_history)
+        # Set once the hub has dropped this room; whoever still holds it fetches it again.
+        self.evicted = False
+        self.touched = time.monotonic()
+        self.load(record)
+
+    def load(self, record: TableRecord) -> None:
+        self.id = record.id
+        self.name = record.name
+        self.rules_json = record.rules
+        self.rules = Rules.model_validate(record.rules)
+        self.status = record.status
+        self.version = record.version
+        self.game_number = record.game_number
+        self.created = record.created
+        self.seats = record.seats
+        self.hosting: Hosting = record.hosting
+        self.game = load_game(self.rules, record)
+        # The moves the turn timer made in the current hand, as everyone may see them.
+        self.timer_moves: list[TimerMove] = [
+            {"seat": seat, "action": public_action(action)}
+            for seat, action in (record.game.timer_actions if record.game else [])
+        ]
+        self.game_id = record.game.id if record.game else None
+        self.seq = record.game.snapshot_seq + len(record.game.later_actions) if record.game else 0
+        self.hands_saved = record.game.hands_saved if record.game else 0
+        self.chat.clear()
+        self.chat.extend(record.chat)
+
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        found = None
+        for seat in self.seats:
+            # Compare against every seat, in constant time, so timing says nothing.
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                found = seat.seat
+        return found
+
+    def held_seats(self) -> set[int]:
+        """The seats a socket of this process holds."""
+        return {listener.seat for listener in self.listeners if listener.seat is not None}
+
+    def shown_away(self) -> list[int]:
+        """Seats a socket of this process holds that the table shows away, or played by a
+        bot because they were away (a timed-out seat stays with its bot until it acts)."""
+        return [
+            seat
+            for seat in sorted(self.held_seats())
+            if not self.seats[seat].connected
+            or (self.seats[seat].autoplay and self.seats[seat].autoplay_reason != "timer")
+        ]
+
+    def bot_seat(self, now: datetime | None = None) -> tuple[int, str, str | None] | None:
+        """The seat a bot must act for now: (seat, level, cause), where cause is "timer"
+        when the turn timer ran out on a person, "autoplay" for an away or timed-out
+        player's stand-in, None for the seat's own bot."""
+        if self.game is None or self.status != "playing":
+            return None
+        turn = self.game.turn
+        for seat in turn:
+            record = self.seats[seat]
+            if record.bot is not None:
+                return seat, record.bot, None
+            if record.autoplay:
+                return seat, AUTOPLAY_LEVEL, "autoplay"
+        deadline = self.hosting.deadline
+        if turn and deadline is not None and (now or utcnow()) >= deadline:
+            return turn[0], AUTOPLAY_LEVEL, "timer"
+        return None
+
+    def is_host(self, token: str | None) -> bool:
+        """Whether `token` is the host token, or the seat token of the host's seat."""
+        if matches(token, self.hosting.host_hash):
+            return True
+        seat = self.hosting.host_seat
+        return seat is not None and matches(token, self.seats[seat].token_hash)
+
+    def invited(self, invite: str | None, host_token: str | None) -> bool:
+        """Whether someone may sit down or add a bot: any listed table, or the invite (or
+        the host's token) of an unlisted one."""
+        return (
+            self.hosting.listed
+            or matches(invite, self.hosting.invite_hash)
+            or matches(host_token, self.hosting.host_hash)
+        )
+
+    def has_controls(self, listener: Listener) -> bool:
+        """Whether this socket may use the host controls (none once the table has ended)."""
+        seat = self.hosting.host_seat
+        if self.status == "ended":
+            return False
+        return listener in self.host_listeners or (seat is not None and listener.seat == seat)
+
+    def idle_for(self, now: float) -> float | None:
+        """Seconds since the room was last used, or None while anything needs it: a
+        listener, a change in progress, a bot turn or bot task, a grace timer."""
+        if (
+            self.listeners
+            or self.lock.locked()
+            or (self.bot_task is not None and not self.bot_task.done())
+            or any(not task.done() for task in self.grace_tasks.values())
+            or self.bot_seat() is not None
+            or (self.status == "playing" and self.hosting.deadline is not None)
+        ):
+            return None
+        return now - self.touched
+
+    def summary(self) -> TableSummary:
+        game = self.game
+        return TableSummary(
+            id=self.id,
+            name=self.name,
+            rules=self.rules_json,
+            status=self.status,
+            version=self.version,
+            game_number=self.game_number,
+            created=self.created,
+            seats=self.seats,
+            scores=game.scores if game is not None else [],
+            winner=game.winner if game is not None else None,
+            hands_played=len(game.hand_results) if game is not None else 0,
+            hosting=self.hosting,
+        )
+
+    def public(self) -> dict[str, Any]:
+        """The public table as the HTTP answers hold it (the same dict as `table`)."""
+        return cast(dict[str, Any], self.table())
+
+    def table(self) -> PublicTable:
+        """Public table info (docs/protocol.md): never a token, never a hidden card."""
+        return public_table(self.summary())
+
+    def state_message(
+        self, listener: Listener, view: dict[str, Any] | None, table: PublicTable | None = None
+    ) -> StateMessage:
+        """One socket's `state`: its view, the public table (built once per broadcast and
+        passed in), the timer, and whether it holds the host's controls."""
+        return {
+            "type": "state",
+            "version": self.version,
+            "seat": listener.seat,
+            "state": view,
+            "table": table if table is not None else self.table(),
+            "host": self.has_controls(listener),
+            "deadline": iso_ms(self.hosting.deadline),
+            "server_time": iso_ms(utcnow()),
+            "timer_moves": self.timer_moves,
+        }
+
+    def welcome(self, listener: Listener) -> StateMessage:
+        """The answer to a socket's `hello`: its state, the chat so far, the protocol."""
+        message = self.state_message(listener, self.view(listener.seat))
+        message["chat"] = list(self.chat)
+        message["protocol"] = PROTOCOL_VERSION
+        return message
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        return self.game.view(seat) if self.game is not None else None
+
+
+def public_table(table: TableSummary) -> PublicTable:
+    """The `table` object of docs/protocol.md, from memory (a room) or the database
+    (the lobby): never a token, never a hidden card."""
+    return {
+        "id": table.id,
+        "name": table.name,
+        "url": f"/t/{table.id}",
+        "rules": table.rules,
+        "status": table.status,
+        "version": table.version,
+        "game_number": table.game_number,
+        "seats": [public_seat(seat) for seat in table.seats],
+        "scores": table.scores,
+        "winner": table.winner,
+        "hands_played": table.hands_played,
+        "created": iso(table.created),
+        "listed": table.hosting.listed,
+        "host_seat": table.hosting.host_seat,
+        "turn_seconds": table.hosting.turn_seconds,
+        "deadline": iso_ms(table.hosting.deadline),
+    }
+
+
+def public_seat(seat: SeatRecord) -> PublicSeat:
+    info: PublicSeat = {
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot": seat.bot,
+        "connected": seat.connected or seat.bot is not None,
+    }
+    if seat.autoplay:
+        info["autoplay"] = True
+        info["autoplay_reason"] = seat.autoplay_reason or "away"
+    return info
