@@ -12,8 +12,8 @@ per table) until Redis takes it. A server starts even while Redis is down (`/rea
 says so); it catches up the same way.
 
 Every process serving a table would drive its bots; `claim_bots` lets one process at a
-time do it: a Redis key `spades:bots:<table>` holding the process's id, set with
-`NX`-like semantics and an expiry that the driver renews before each bot action. A
+time do it: a redis-py lock on the key `spades:bots:<table>` holding the process's id,
+with an expiry that the driver renews before each bot action. A
 process that dies stops renewing, the key expires and another process takes over. If
 two processes ever drive at once (an expired claim, Redis down), the version check on
 writes still lets only one action land.
@@ -40,29 +40,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import structlog
+from redis.asyncio.lock import Lock
+from redis.exceptions import LockNotOwnedError
 
 log = structlog.get_logger(__name__)
 
 CHANNEL = "spades:table-changed"
 BOT_CLAIM_KEY = "spades:bots:{}"
 PRESENCE_KEY = "spades:presence:{}:{}"
-
-# Take the claim if it is free, renew it if it is ours: 1; held by another process: 0.
-_CLAIM = """
-local owner = redis.call('GET', KEYS[1])
-if owner and owner ~= ARGV[1] then
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-# Let go of the claim only if it is ours (it may have expired and gone to another).
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
 
 # Redis's clock in ms, so that the processes' own clocks never have to agree.
 _NOW = """
@@ -186,6 +171,8 @@ class RedisNotices:
         # Notices whose publish failed: table id -> newest version, sent again later.
         self._unsent: dict[str, int] = {}
         self._resend_task: asyncio.Task[None] | None = None
+        # The bot claims this process holds or tried to take, by table id.
+        self._bot_claims: dict[str, Lock] = {}
         self.listening = False
 
     async def publish(self, table_id: str, version: int) -> None:
@@ -219,17 +206,31 @@ class RedisNotices:
                     del self._unsent[table_id]
 
     async def claim_bots(self, table_id: str, seconds: float) -> bool:
-        key = BOT_CLAIM_KEY.format(table_id)
+        claim = self._bot_claims.get(table_id)
+        if claim is None:
+            claim = self._bot_claims[table_id] = self.redis.lock(
+                BOT_CLAIM_KEY.format(table_id),
+                blocking=False,
+                thread_local=False,
+                raise_on_release_error=False,
+            )
+        claim.timeout = seconds
         try:
-            return bool(await self.redis.eval(_CLAIM, 1, key, self.origin, int(seconds * 1000)))
+            if claim.local.token is not None:  # ours unless it expired: renew it
+                with contextlib.suppress(LockNotOwnedError):
+                    return bool(await claim.reacquire())
+                claim.local.token = None
+            return bool(await claim.acquire(token=self.origin))
         except Exception:  # without Redis, drive anyway: the version check keeps it safe
             log.warning("redis bot claim failed", table=table_id)
             return True
 
     async def release_bots(self, table_id: str) -> None:
-        key = BOT_CLAIM_KEY.format(table_id)
+        claim = self._bot_claims.pop(table_id, None)
+        if claim is None or claim.local.token is None:
+            return
         try:
-            await self.redis.eval(_RELEASE, 1, key, self.origin)
+            await claim.release()  # only if still ours: it may have expired and gone on
         except Exception:  # the claim expires by itself
             log.warning("redis bot release failed", table=table_id)
 
