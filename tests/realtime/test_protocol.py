@@ -1,0 +1,79 @@
+"""The WebSocket protocol as types: the published schema, the protocol version, and the
+messages a real table sends matching their models."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.realtime.errors import TableError
+from server.realtime.messages import (
+    DOC_PATH,
+    PROTOCOL_VERSION,
+    SERVER_MESSAGES,
+    Act,
+    read_client_message,
+    with_schema,
+)
+from tests.realtime.players import TableClient, create_table, seat_players
+
+FAST_RULES = {"preset": "standard", "target_score": 100}
+
+
+def test_the_schema_in_docs_protocol_md_is_the_models_schema() -> None:
+    doc = DOC_PATH.read_text()
+    assert with_schema(doc) == doc, "run: python -m server.realtime.messages --write"
+
+
+def test_an_act_keeps_only_the_fields_actions_have() -> None:
+    command = read_client_message(
+        {"type": "act", "action": {"type": "bid", "bid": 3, "note": "x"}, "id": 7}
+    )
+    assert isinstance(command, Act)
+    assert command.action == {"type": "bid", "bid": 3} and command.id == 7
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "words"),
+    [
+        ({"type": "hello", "token": 5}, "bad_message", "'token' must be a str or null."),
+        ({"type": "act", "action": {"bid": 3}}, "bad_message", '"action" must be an action'),
+        ({"type": "act", "action": {"type": "bid"}, "id": 1.5}, "bad_message", '"id" must'),
+        ({"type": "chat", "text": "   "}, "bad_chat", "Say something"),
+        ({"type": "chat", "text": "x" * 11}, "bad_chat", "at most 10 characters"),
+        ({"type": "fly"}, "bad_message", "Unknown message type 'fly'."),
+    ],
+)
+def test_a_bad_message_is_refused_with_its_code(message, code, words) -> None:
+    with pytest.raises(TableError) as refused:
+        read_client_message(message, chat_max_length=10)
+    assert refused.value.code == code and words in refused.value.message
+
+
+async def test_the_answer_to_hello_says_the_protocol_version_and_matches_the_models(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    watcher = TableClient(address, table_id)
+    welcome = await watcher.connect()
+    assert welcome["protocol"] == PROTOCOL_VERSION
+    on_turn = players[players[0].view["turn"][0]]
+    await on_turn.send({"type": "chat", "text": "good luck"})
+    await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 99}, "id": "x"})
+    await on_turn.until(lambda m: m["type"] == "error")
+    await watcher.until(lambda m: m["type"] == "chat")
+    for message in [*watcher.messages, *on_turn.messages]:
+        SERVER_MESSAGES.validate_python(message)
+    for client in [*players, watcher]:
+        await client.close()
+
+
+async def test_whose_turn_it_is_the_engine_decides_and_its_code_is_the_reason(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    waiting = next(p for p in players if p.state["seat"] not in players[0].view["turn"])
+    await waiting.send({"type": "act", "action": {"type": "bid", "bid": 3}})
+    refusal = await waiting.until(lambda m: m["type"] == "error")
+    assert refusal["code"] == "not_your_turn" and refusal["reason"] == "not_your_turn"
+    for client in players:
+        await client.close()
