@@ -1,8 +1,7 @@
 # syntax=docker/dockerfile:1
-# Spades table server. Two stages: wheels are built where compilers may live, the runtime
-# image only installs them. The source tree is laid out in /app exactly as in the repo
-# (server/, web/, migrations/, alembic.ini), because the server finds web/ and migrations/
-# next to its package.
+# Spades table server. Two stages: `wheels` builds a wheel of every dependency and one of
+# the project (web/, migrations/ and alembic.ini ship inside the package, see pyproject.toml);
+# `runtime` only installs them, so it holds no source tree, only the installed package.
 #
 #   docker build -t spades .
 #   docker run -p 8000:8000 -v spades-data:/app/data spades      # SQLite in a volume
@@ -13,29 +12,30 @@ ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 FROM ${PYTHON_IMAGE} AS wheels
 WORKDIR /build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1
-# Only pyproject.toml: the dependency layer is rebuilt when dependencies change, not code.
+# pyproject.toml alone first: the dependency layer is rebuilt when dependencies change, not code.
 COPY pyproject.toml ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
  && pip wheel --no-cache-dir --wheel-dir /wheels -r requirements.txt
+COPY README.md LICENSE alembic.ini ./
+COPY migrations ./migrations
+COPY web ./web
+COPY server ./server
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE} AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PYTHONPATH=/app \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DATABASE_URL=sqlite+aiosqlite:////app/data/spades.db \
     SPADES_LOG_JSON=true
+# /app is the server's home and working folder; it holds only the SQLite data volume.
 WORKDIR /app
 RUN --mount=type=bind,from=wheels,source=/wheels,target=/wheels \
-    pip install --no-cache-dir --no-index --find-links=/wheels /wheels/*.whl \
+    pip install --no-cache-dir --no-index --find-links=/wheels /wheels/spades_table-*.whl \
  && groupadd --system --gid 10001 spades \
  && useradd --system --uid 10001 --gid spades --home-dir /app --no-create-home spades \
  && mkdir /app/data \
  && chown spades:spades /app/data
-COPY alembic.ini ./
-COPY migrations ./migrations
-COPY web ./web
-COPY server ./server
 USER 10001:10001
 VOLUME ["/app/data"]
 EXPOSE 8000

@@ -8,12 +8,35 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from tests.conftest import create_postgres_database, drop_postgres_database
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def build_wheel(source: Path, into: Path) -> Path:
+    """The project's wheel, built from `source` by pip (hatchling in an isolated build)."""
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(into),
+         str(source)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    [wheel] = into.glob("spades_table-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def project_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel `pip install .` would install, built once per test session."""
+    return build_wheel(ROOT, tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture

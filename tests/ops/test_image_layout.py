@@ -1,10 +1,13 @@
-"""The runtime image's file set, assembled without Docker, serves the app.
+"""The image's two stages, played without Docker, build a wheel that serves the app.
 
-No Docker daemon runs here. This lays out what the Dockerfile's runtime stage copies
-(COPY sources into a fresh /app stand-in), applies its ENV (with /app mapped to that
-directory), runs its CMD and then its HEALTHCHECK command. It proves that the copied files
-are enough: web/ and migrations/ are found next to the package, SQLite lands in the
-data volume, and the health check passes against the server that CMD starts.
+No Docker daemon runs here. This copies what the Dockerfile's `wheels` stage copies into
+a fresh build folder and runs its last RUN (the project's wheel), installs that wheel as
+the runtime stage does (into a folder of its own, the dependencies being this
+environment's), applies the runtime ENV (with /app mapped to an empty stand-in), runs its
+CMD there and then its HEALTHCHECK command. It proves that the build stage copies enough
+to build the wheel, that the runtime needs no source tree (web/ and migrations/ come from
+the installed package), that SQLite lands in the data volume, and that the health check
+passes against the server that CMD starts.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import httpx
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ops.conftest import ROOT, build_wheel
 
 
 def stages() -> dict[str, list[tuple[str, str]]]:
@@ -46,9 +49,22 @@ def arguments_of(stage: list[tuple[str, str]], instruction: str) -> list[str]:
     return [arguments for name, arguments in stage if name == instruction]
 
 
+def copy_sources(stage: list[tuple[str, str]], into: Path) -> None:
+    """The stage's COPY instructions (from the build context, the repo) into `into`."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for arguments in arguments_of(stage, "COPY"):
+        *sources, target = [word for word in shlex.split(arguments) if not word.startswith("--")]
+        for source in sources:
+            destination = into / target.removeprefix("./") if target != "./" else into
+            if (ROOT / source).is_dir():
+                shutil.copytree(ROOT / source, destination, ignore=ignore)
+            else:
+                shutil.copy(ROOT / source, destination)
+
+
 def test_wheels_stage_builds_every_dependency_of_pyproject(tmp_path):
-    [run] = arguments_of(stages()["wheels"], "RUN")
-    extract, _, _ = run.partition(" && ")
+    dependencies_run, _project_run = arguments_of(stages()["wheels"], "RUN")
+    extract, _, _ = dependencies_run.partition(" && ")
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # python 3.11
     subprocess.run(extract, shell=True, cwd=tmp_path, check=True, env={**os.environ, "PATH": path})
@@ -57,22 +73,35 @@ def test_wheels_stage_builds_every_dependency_of_pyproject(tmp_path):
     assert [line for line in requirements if line] == dependencies
 
 
+def test_runtime_stage_copies_no_source_and_installs_the_project_wheel():
+    runtime = stages()["runtime"]
+    assert not arguments_of(runtime, "COPY"), "the runtime holds the installed package only"
+    [install] = [run for run in arguments_of(runtime, "RUN") if "pip install" in run]
+    assert "/wheels/spades_table-*.whl" in install and "--no-index" in install
+    assert not any("PYTHONPATH" in env for env in arguments_of(runtime, "ENV"))
+
+
 @pytest.mark.slow
-def test_runtime_stage_files_serve_the_app_and_pass_the_healthcheck(tmp_path, free_port):
+def test_runtime_stage_installs_a_wheel_that_serves_the_app_and_passes_the_healthcheck(
+    tmp_path, free_port
+):
+    build = tmp_path / "build"
+    build.mkdir()
+    copy_sources(stages()["wheels"], build)
+    _dependencies_run, project_run = arguments_of(stages()["wheels"], "RUN")
+    assert project_run.startswith("pip wheel ") and project_run.endswith(" .")
+    wheel = build_wheel(build, tmp_path / "wheels")
+    site = tmp_path / "site"  # the image's site-packages; its dependencies are ours
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+         "--target", str(site), str(wheel)],
+        check=True, timeout=300,
+    )  # fmt: skip
+
     runtime = stages()["runtime"]
     app_dir = tmp_path / "app"
     app_dir.mkdir()
     (app_dir / "data").mkdir()  # the RUN step creates it for the non-root user
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for arguments in arguments_of(runtime, "COPY"):
-        *sources, target = [word for word in shlex.split(arguments) if not word.startswith("--")]
-        for source in sources:
-            destination = app_dir / target.removeprefix("./") if target != "./" else app_dir
-            if (ROOT / source).is_dir():
-                shutil.copytree(ROOT / source, destination, ignore=ignore)
-            else:
-                shutil.copy(ROOT / source, destination)
-
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPADES_")}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
@@ -80,13 +109,14 @@ def test_runtime_stage_files_serve_the_app_and_pass_the_healthcheck(tmp_path, fr
         for pair in shlex.split(arguments):
             name, _, value = pair.partition("=")
             env[name] = value.replace("/app", str(app_dir))
+    env["PYTHONPATH"] = str(site)  # ahead of this environment's editable install
     [workdir] = arguments_of(runtime, "WORKDIR")
     assert workdir == "/app"
     imported = subprocess.run(
         [sys.executable, "-c", "import server; print(server.__file__)"],
         cwd=app_dir, env=env, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
-    assert imported == str(app_dir / "server" / "__init__.py"), "the copied server/ is used"
+    assert imported == str(site / "server" / "__init__.py"), "the installed wheel is used"
 
     [cmd] = arguments_of(runtime, "CMD")
     command = yaml.safe_load(cmd)
@@ -103,7 +133,7 @@ def test_runtime_stage_files_serve_the_app_and_pass_the_healthcheck(tmp_path, fr
         assert announced == f"Spades is running: open http://127.0.0.1:{free_port}/"
 
         lobby = httpx.get(f"http://127.0.0.1:{free_port}/", timeout=10)
-        assert lobby.status_code == 200 and "<html" in lobby.text.lower()
+        assert lobby.status_code == 200 and "<html" in lobby.text.lower(), "web/ is installed"
         assert (app_dir / "data" / "spades.db").is_file(), "SQLite lives in the data volume"
 
         [healthcheck] = arguments_of(runtime, "HEALTHCHECK")
