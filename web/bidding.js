@@ -28,16 +28,16 @@ function bidHint(page) {
   const sides = page.sides;
   const mySide = sideOfSeat(sides, seat);
   const words = [];
-  for (const partner of sides[mySide] || []) {
+  for (const partner of sides[mySide]) {
     if (partner === seat) continue;
     const bid = view.bids[partner];
-    words.push(bid === null || bid === undefined
+    words.push(bid === null
       ? `Partner ${nameOf(page, partner)} has not bid yet`
       : `Partner ${nameOf(page, partner)} bid ${bidWords(bid)}`);
   }
   const others = view.bids
     .map((bid, other) => ({ bid, other }))
-    .filter(({ bid, other }) => bid !== null && bid !== undefined && sideOfSeat(sides, other) !== mySide);
+    .filter(({ bid, other }) => bid !== null && sideOfSeat(sides, other) !== mySide);
   if (others.length) {
     words.push(`opponents: ${others.map(({ bid, other }) => `${nameOf(page, other)} ${bidWords(bid)}`).join(", ")}`);
   }
@@ -46,7 +46,7 @@ function bidHint(page) {
 
 function partnerTotal(page) {
   const { view, seat } = page;
-  const members = page.sides[sideOfSeat(page.sides, seat)] || [];
+  const members = page.sides[sideOfSeat(page.sides, seat)];
   return members
     .filter((member) => member !== seat)
     .map((member) => view.bids[member])
@@ -68,7 +68,7 @@ function bidPanel(page, act) {
     notes.push(`Your side so far: ${partnerBid} + your bid.`);
   }
   const partnerToCome = rules.bidding === "team" && rules.partnerships && partnerBid === 0
-    && (page.sides[sideOfSeat(page.sides, page.seat)] || []).some((member) => member !== page.seat && view.bids[member] === null);
+    && page.sides[sideOfSeat(page.sides, page.seat)].some((member) => member !== page.seat && view.bids[member] === null);
   if (partnerToCome) notes.push("Team bidding: say your own estimate; your partner then names the side's total.");
   if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${numbers[0]}).`);
   const ten = tenForTwoHundredExplanation(rules);

@@ -83,16 +83,24 @@ function sameKind(old, next) {
   return old.nodeName === next.nodeName && old[KEY] === next[KEY];
 }
 
+const nameOf = (node) => `${node.nodeName}:${node[KEY]}`;
+
 function patchChildren(parent, wanted) {
+  // Keyed nodes that go, go first: then a kept node moves only when the order of the
+  // kept ones changes (a node moved loses the focus).
+  const names = new Set(wanted.filter((next) => next[KEY] !== undefined).map(nameOf));
   const keyed = new Map();
-  for (const child of parent.childNodes) if (child[KEY] !== undefined) keyed.set(`${child.nodeName}:${child[KEY]}`, child);
+  for (const child of [...parent.childNodes]) {
+    if (child[KEY] === undefined) continue;
+    if (names.has(nameOf(child))) keyed.set(nameOf(child), child);
+    else child.remove();
+  }
   let cursor = parent.firstChild;
   for (const next of wanted) {
     let kept = null;
     if (next[KEY] !== undefined) {
-      const name = `${next.nodeName}:${next[KEY]}`;
-      kept = keyed.get(name) ?? null;
-      keyed.delete(name);
+      kept = keyed.get(nameOf(next)) ?? null;
+      keyed.delete(nameOf(next));
     } else if (cursor && sameKind(cursor, next)) {
       kept = cursor;
     }

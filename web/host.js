@@ -96,7 +96,7 @@ function seatRow(page, info, hooks, redraw) {
 }
 
 function timerControl(page, hooks) {
-  const current = page.table.turn_seconds ?? null;
+  const current = page.table.turn_seconds;
   const choices = TIMER_CHOICES.includes(current) ? TIMER_CHOICES : [...TIMER_CHOICES, current];
   const select = el("select", { id: "host-turn-seconds" },
     choices.map((seconds) => el("option", { value: seconds ?? "", selected: seconds === current },

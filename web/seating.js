@@ -32,5 +32,5 @@ export function sideOfSeat(sides, seat) {
 
 /** "Ann & Cy", or "Seat 1" for an empty chair, for score pad and summaries. */
 export function sideName(sides, index, seatNames) {
-  return (sides[index] || []).map((seat) => seatNames[seat] || `Seat ${seat + 1}`).join(" & ");
+  return sides[index].map((seat) => seatNames[seat] || `Seat ${seat + 1}`).join(" & ");
 }

@@ -104,7 +104,7 @@ function receiveError(message) {
 function followSeat(message, answersHello) {
   const held = remembered.get(SEAT_KEY);
   if (!held) return;
-  const seat = message.seat ?? null;
+  const { seat } = message;
   // Unseated: the hello was refused the seat, or the host removed us from it.
   if (seat === null && (answersHello || page.seat !== null)) remembered.set(SEAT_KEY, null);
   else if (seat !== null && held.seat !== seat) remembered.set(SEAT_KEY, { ...held, seat });
@@ -131,7 +131,7 @@ function receiveState(message, { answersHello }) {
   page.view = message.state;
   // Once the host ended the table, nothing more can be done: nothing to offer.
   if (page.table.status === "ended" && page.view) page.view = { ...page.view, legal: [], turn: [] };
-  page.seat = message.seat ?? null;
+  page.seat = message.seat;
   page.host = Boolean(message.host);
   page.mayJoin = mayJoin(page.table);
   page.timerMoves = message.timer_moves;
@@ -154,7 +154,7 @@ async function followHistory() {
   }
   try {
     const answer = await api(`/api/tables/${tableId}/history`);
-    page.history = answer.hands || [];
+    page.history = answer.hands;
     render();
   } catch {
     /* the pad keeps its last history; the next hand fetches again */

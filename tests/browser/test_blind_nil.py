@@ -47,3 +47,31 @@ def test_blind_nil_is_decided_face_down_then_cards_are_passed(open_page) -> None
     )
     assert page.locator("#hand .face").count() == 13
     assert "Blind nil" in page.locator('.seat[data-seat="0"] .tricks').text_content()
+
+
+# The pass panel, built in Chromium by the shipped module from the engine's one pass
+# entry, `{"type": "pass", "count": n}`: any n cards of the hand may go.
+PASS_PANEL = """async (chosen) => {
+  const { decisionPanel } = await import('/static/bidding.js');
+  const sent = [];
+  const page = {
+    seat: 0,
+    sides: [[0, 2], [1, 3]],
+    passChoice: new Set(chosen),
+    view: {phase: 'pass', hand: ['2C', '9H', 'KS'], legal: [{type: 'pass', count: 2}]},
+    table: {seats: [{name: 'Bea'}, {name: 'Bo'}, {name: 'Cy'}, {name: 'Dee'}], rules: {}},
+  };
+  const node = decisionPanel(page, (action) => sent.push(action));
+  const send = node.querySelector('button.pass-send');
+  send.click();
+  return {title: node.querySelector('h2').textContent, disabled: send.disabled, sent};
+}"""
+
+
+def test_pass_panel_sends_any_count_cards_chosen_from_the_hand(open_page) -> None:
+    page = open_page("/")
+    one = page.evaluate(PASS_PANEL, ["9H"])
+    assert one == {"title": "Pick 2 cards to give your partner", "disabled": True, "sent": []}
+    two = page.evaluate(PASS_PANEL, ["KS", "2C"])
+    assert two["disabled"] is False
+    assert two["sent"] == [{"type": "pass", "cards": ["KS", "2C"]}]

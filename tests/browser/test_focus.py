@@ -103,3 +103,47 @@ def test_focus_open_history_scroll_and_typed_chat_survive_other_seats_moves(
         })"""
     )
     assert typed == {"focused": "chat-text", "value": "well played, par", "caret": 14}
+
+
+# dom.js's patch(), in Chromium: what stays, what goes, which handler runs.
+PATCH = """async () => {
+  const { el, patch } = await import('/static/dom.js');
+  const box = document.createElement('div');
+  document.body.append(box);
+  const clicks = [];
+  const button = (seat, label) =>
+    el('button', { key: seat, onclick: () => clicks.push(`${label}${seat}`) }, label);
+  const draw = (seats, label) => patch(box,
+    el('details', { key: 'history', open: true }, el('summary', {}, 'History')),
+    seats.map((seat) => button(seat, label)));
+  draw([0, 1, 2], 'a');
+  const first = [...box.querySelectorAll('button')];
+  const details = box.querySelector('details');
+  details.open = false;
+  first[1].focus();
+  draw([2, 1], 'b');
+  const second = [...box.querySelectorAll('button')];
+  second.forEach((button) => button.click());
+  return {
+    keptNodes: second[0] === first[2] && second[1] === first[1],
+    gone: !first[0].isConnected,
+    focusKept: document.activeElement === first[1],
+    detailsKept: box.querySelector('details') === details && !details.open,
+    texts: second.map((button) => button.textContent),
+    clicks,
+  };
+}"""
+
+
+def test_patch_keeps_keyed_nodes_focus_and_the_players_details_with_new_handlers(
+    open_page,
+) -> None:
+    patched = open_page("/").evaluate(PATCH)
+    assert patched == {
+        "keptNodes": True,
+        "gone": True,
+        "focusKept": True,
+        "detailsKept": True,
+        "texts": ["b", "b"],
+        "clicks": ["b2", "b1"],
+    }
