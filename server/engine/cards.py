@@ -1,4 +1,4 @@
-"""Cards, decks and trump orders (RULES.md §1-2).
+"""Cards, decks, trump orders and who takes a trick (docs/rules.md §1-2, §7).
 
 A card is a two-character code at the API edge (``"AS"``, ``"TD"``, ``"BJ"``) and a small
 int inside the engine (``suit * 16 + rank``), so that hands are plain lists of ints and
@@ -15,7 +15,7 @@ the ace. Identical copies of a card (six players use two decks) share one int.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 DeckName = Literal["standard", "jokers", "jokers_deuces"]
@@ -104,7 +104,7 @@ def _one_deck(deck: str, players: int) -> list[str]:
 
 
 def deck_codes(players: int, deck: str) -> list[str]:
-    """Every card of the deck for this table, in a fixed order (RULES.md §2).
+    """Every card of the deck for this table, in a fixed order (docs/rules.md §2).
 
     Six players use two copies of the three-player deck.
 
@@ -146,7 +146,7 @@ class CardOrder:
 
     ``suit[c]`` is the suit a card counts as for following, leading and breaking spades
     (jokers, and 2D under ``jokers_deuces``, are spades). ``power[c]`` orders cards of one
-    suit; trumps follow RULES.md §2: ``jokers``: BJ > LJ > AS > ... > 2S;
+    suit; trumps follow docs/rules.md §2: ``jokers``: BJ > LJ > AS > ... > 2S;
     ``jokers_deuces``: BJ > LJ > 2D > 2S > AS > ... > 3S.
     """
 
@@ -199,13 +199,40 @@ def suit_of(code: str, deck: str = "standard") -> str:
     return SUITS[_ORDERS[deck].suit[card_index(code)]]
 
 
+def counted_led(trick: Sequence[tuple[int, int]], suit: Sequence[int], led: int) -> int:
+    """The suit that counts as led to a trick of ``(seat, card)`` when ``led`` is named
+    (clubs on a ``lowest_club`` first trick): ``led`` if some card of it or a spade was
+    played, else the first card's suit (-1 for ``led``: the first card's suit)."""
+    if led >= 0 and any(suit[card] in (led, SPADES) for _, card in trick):
+        return led
+    return suit[trick[0][1]]
+
+
+def taking(
+    trick: Sequence[tuple[int, int]], keys: Sequence[int], later_wins: bool
+) -> tuple[int, int]:
+    """``(seat, win key)`` of the play taking a trick of ``(seat, card)`` so far (key -1:
+    nothing can win yet). The one rule of who takes a trick (docs/rules.md §7), used by
+    the game, :func:`trick_winner` and the bots' look-ahead.
+
+    ``keys`` is ``CardOrder.win_key[led]``: the highest spade, else the highest card of
+    the led suit. Between identical copies the later one takes it when ``later_wins``.
+    """
+    winner, best = trick[0][0], -1
+    for player, card in trick:
+        key = keys[card]
+        if key > best or (later_wins and key == best and key >= 0):
+            winner, best = player, key
+    return winner, best
+
+
 def trick_winner(
     cards: list[str],
     deck: str = "standard",
     duplicate_later_wins: bool = True,
     led_suit: str | None = None,
 ) -> int:
-    """Index in ``cards`` (in play order) of the card that wins the trick (RULES.md §7).
+    """Index in ``cards`` (in play order) of the card that wins the trick (docs/rules.md §7).
 
     The highest spade wins, else the highest card of the led suit (the first card's suit
     unless ``led_suit`` is given, as on a ``lowest_club`` first trick). Between identical
@@ -221,13 +248,6 @@ def trick_winner(
     1
     """
     order = _ORDERS[deck]
-    ints = [card_index(c) for c in cards]
-    led = SUITS.index(led_suit) if led_suit else order.suit[ints[0]]
-    if not any(order.suit[c] in (led, SPADES) for c in ints):
-        led = order.suit[ints[0]]
-    best, best_key = 0, -1
-    for position, card in enumerate(ints):
-        key = _win_key(order, card, led)
-        if key > best_key or (key == best_key and duplicate_later_wins and key >= 0):
-            best, best_key = position, key
-    return best
+    trick = [(position, card_index(code)) for position, code in enumerate(cards)]
+    led = counted_led(trick, order.suit, SUITS.index(led_suit) if led_suit else -1)
+    return taking(trick, order.win_key[led], duplicate_later_wins)[0]

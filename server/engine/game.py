@@ -86,10 +86,13 @@ from server.engine.cards import (
     SUITS,
     card_name,
     card_order,
+    counted_led,
     deck_codes,
+    taking,
 )
+from server.engine.play import first_trick_plays, legal_plays
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides
+from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides, side_contract
 
 STATE_FORMAT = 1
 PHASE_ACTION = {
@@ -192,10 +195,12 @@ class Game:
         self._base_deck = [INDEX[code] for code in deck_codes(rules.players, rules.deck)]
         self._duplicates = rules.players == 6
         self._lowest_club_first = rules.first_lead == "lowest_club"
-        self._team_bidding = rules.bidding == "team"
         self._blind_possible = rules.blind_nil and rules.nil
-        # Tricks after the first are judged by the win keys alone (no identical cards).
-        self._plain_tricks = not self._duplicates
+        # Of identical cards (only six players have them) the later takes the trick.
+        self._later_wins = self._duplicates and rules.duplicate_later_wins
+        # Whether a follow's legal cards are legal_plays' answer as it is (no identical
+        # cards to list once), so that _play_card may work them out at once.
+        self._plain_follows = not self._duplicates
         self._guard_spades = rules.spades_broken_to_lead
         self._win_key = self._order.win_key
         self._trick_entry, self._log_entry = _play_entries(self._n)
@@ -206,9 +211,9 @@ class Game:
         self._legal_codes: list[str] | None = None
         self._bids_cache: tuple[int, list[Any], list[int]] | None = None
         # During play, each seat's cards as codes in hand order, all of them and by
-        # suit (built when play starts, or on first use after from_state), so that the
-        # legal cards of a follow are a list that already exists.
-        self._hand_codes: list[list[str]] | None = None
+        # suit (built when play starts or a game in play is restored), so that the legal
+        # cards of a follow are a list that already exists. Empty before play.
+        self._hand_codes: list[list[str]] = []
         self._suit_codes: list[list[list[str]]] = []
 
     # ----------------------------------------------------------------- public reading
@@ -231,9 +236,7 @@ class Game:
         a card updates one representation, not two.
         """
         if not self._hands_fresh:
-            hand_codes = self._hand_codes
-            assert hand_codes is not None
-            self._hands = [[INDEX[code] for code in codes] for codes in hand_codes]
+            self._hands = [[INDEX[code] for code in codes] for codes in self._hand_codes]
             self._hands_fresh = True
         return self._hands
 
@@ -295,17 +298,7 @@ class Game:
         """
         if seat != self.seat_to_play or self.phase != "play" or type(seat) is not int:
             return []
-        codes = self._legal_codes
-        if codes is None:
-            led = self._led
-            if led >= 0:
-                # The common case, inline: a follow (see _led).
-                codes = self._legal_codes = (
-                    self._suit_codes[seat][led] or self._hand_codes[seat]  # type: ignore[index]
-                )
-            else:
-                codes = self._legal_code_list()
-        return codes[:]
+        return (self._legal_codes or self._legal_code_list())[:]
 
     # ------------------------------------------------------------------- acting
 
@@ -410,7 +403,7 @@ class Game:
             "hand": hand,
             "hand_sizes": [len(cards) for cards in self.hands],
             "bids": list(self.bids),
-            "contracts": list(self._contracts) if self._contracts is not None else None,
+            "contracts": self._side_contracts(),
             "trick": _seat_cards(self._trick),
             "last_trick": last_trick,
             "played": _seat_cards(self._played),
@@ -458,7 +451,7 @@ class Game:
             "winner": self.winner,
             "hands": [[CODES[c] for c in cards] for cards in self.hands],
             "bids": list(self.bids),
-            "contracts": self._contracts,
+            "contracts": self._side_contracts(),
             "blind_queue": list(self._blind_queue),
             "passers": list(self._passers),
             "passes": [[seat, [CODES[c] for c in cards]] for seat, cards in self._passes.items()],
@@ -510,7 +503,6 @@ class Game:
         game._hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
         game._hands_fresh = True
         game.bids = list(data["bids"])
-        game._contracts = None if data["contracts"] is None else list(data["contracts"])
         game._blind_queue = list(data["blind_queue"])
         game._passers = list(data["passers"])
         game._passes = {seat: [INDEX[code] for code in cards] for seat, cards in data["passes"]}
@@ -520,7 +512,6 @@ class Game:
         game._played = [(seat, INDEX[code]) for seat, code in data["played"]]
         game.tricks_won = list(data["tricks_won"])
         game._trick_number = data["trick_number"]
-        game._led = game._follow_suit(game._suit[game._trick[0][1]]) if game._trick else -1
         game._spades_broken = data["spades_broken"]
         game._forced_lead = None if data["forced_lead"] is None else INDEX[data["forced_lead"]]
         game._deal = [list(cards) for cards in data["deal"]]
@@ -548,18 +539,16 @@ class Game:
             shuffle(deck, random.Random(f"spades:{self.seed}:hand:{index}"))
         self.bids: list[int | str | None] = [None] * n
         self.tricks_won = [0] * n
-        self._contracts: list[int] | None = None
         self._trick: list[tuple[int, int]] = []
         self._played: list[tuple[int, int]] = []
         self._trick_number = 0
-        self._led = -1
         self._spades_broken = False
         self._forced_lead: int | None = None
         self._passers: list[int] = []
         self._passes: dict[int, list[int]] = {}
         self._deal: list[list[str]] = []
         self._legal_codes = None
-        self._hand_codes = None
+        self._hand_codes = []
         if n == 2:
             self._hands: list[list[int]] = [[], []]
             self._stock = deck
@@ -698,6 +687,16 @@ class Game:
 
     # ------------------------------------------------------------------ bidding
 
+    def _side_contracts(self) -> list[int | None] | None:
+        """Each side's contract once all its seats have bid (None for a side still
+        bidding; None for all while no side is done): docs/rules.md §6."""
+        bids = self.bids
+        contracts: list[int | None] = []
+        for seats in self._sides:
+            side_bids = [bids[seat] for seat in seats]
+            contracts.append(None if None in side_bids else side_contract(self.rules, side_bids))
+        return contracts if any(c is not None for c in contracts) else None
+
     def _legal_bids(self, seat: int) -> list[int]:
         """The bids ``seat`` may make now; cached until a bid changes (read, never change)."""
         cached = self._bids_cache
@@ -750,15 +749,6 @@ class Game:
 
     def _start_play(self) -> None:
         rules = self.rules
-        bids = self.bids
-        # side_contract's arithmetic, inline (bids are final ints or "blind_nil" here).
-        contracts = []
-        for seats in self._sides:
-            numbers = [bids[s] for s in seats if bids[s] != 0 and bids[s] != BLIND_NIL]
-            contracts.append(
-                (max(numbers) if self._team_bidding else sum(numbers)) if numbers else 0
-            )
-        self._contracts = contracts
         self.phase = "play"
         self.seat_to_play = (self.dealer + 1) % self._n
         self._legal_codes = None
@@ -775,31 +765,6 @@ class Game:
                 self._forced_lead = card
                 self.seat_to_play = seat
 
-    def _legal_plays(self) -> list[int]:
-        """The cards the seat on turn may play (the general rule, for the first trick's
-        special cases; ``_legal_code_list`` keeps the per-turn answer)."""
-        hand = self.hands[self.seat_to_play]
-        suit = self._suit
-        if self._trick_number == 0 and self._lowest_club_first:
-            clubs = [c for c in hand if suit[c] == CLUBS]
-            if clubs:
-                result = [min(clubs, key=self._power.__getitem__)]
-            else:
-                result = [c for c in hand if suit[c] != SPADES] or list(hand)
-        elif not self._trick:
-            if self._trick_number == 0 and self._forced_lead is not None:
-                result = [self._forced_lead]
-            elif self._guard_spades and not self._spades_broken:
-                result = [c for c in hand if suit[c] != SPADES] or list(hand)
-            else:
-                result = list(hand)
-        else:
-            led = suit[self._trick[0][1]]
-            result = [c for c in hand if suit[c] == led] or list(hand)
-        if self._duplicates:
-            result = list(dict.fromkeys(result))
-        return result
-
     def _build_hand_codes(self) -> None:
         suit = self._suit
         hands = self.hands
@@ -812,37 +777,37 @@ class Game:
             self._suit_codes.append(by_suit)
 
     def _legal_code_list(self) -> list[str]:
-        """The codes of ``_legal_plays()``, same order, cached for this turn.
+        """The codes of the cards the seat on turn may play, in hand order, each card
+        once; cached for this turn (docs/rules.md §7, see ``server.engine.play``).
 
         The answer may be one of the seat's own card lists: read it, never change it.
         """
         codes = self._legal_codes
         if codes is not None:
             return codes
-        if self._hand_codes is None:
-            self._build_hand_codes()
-        assert self._hand_codes is not None
+        seat = self.seat_to_play
         trick = self._trick
-        if self._trick_number == 0 and (
-            self._lowest_club_first or (self._forced_lead is not None and not trick)
-        ):
-            codes = [CODES[c] for c in self._legal_plays()]
+        first = None
+        if self._trick_number == 0 and (self._lowest_club_first or self._forced_lead is not None):
+            first = first_trick_plays(
+                self.hands[seat],
+                self._suit,
+                self._power,
+                self._lowest_club_first,
+                self._forced_lead,
+                leading=not trick,
+            )
+        if first is None:
+            codes = legal_plays(
+                self._hand_codes[seat],
+                self._suit_codes[seat],
+                self._suit[trick[0][1]] if trick else -1,
+                self._guard_spades and not self._spades_broken,
+            )
         else:
-            seat = self.seat_to_play
-            every = self._hand_codes[seat]
-            if trick:
-                codes = self._suit_codes[seat][self._suit[trick[0][1]]] or every
-            elif self._guard_spades and not self._spades_broken:
-                by_suit = self._suit_codes[seat]
-                if by_suit[SPADES] and len(by_suit[SPADES]) < len(every):
-                    spades = by_suit[SPADES]
-                    codes = [code for code in every if code not in spades]
-                else:
-                    codes = every
-            else:
-                codes = every
-            if self._duplicates:
-                codes = list(dict.fromkeys(codes))
+            codes = [CODES[card] for card in first]
+        if self._duplicates:
+            codes = list(dict.fromkeys(codes))
         self._legal_codes = codes
         return codes
 
@@ -856,9 +821,8 @@ class Game:
         # During play the code lists always exist (built by _start_play or _restore) and
         # are the hands: the int hands are rebuilt from them when asked for (see hands).
         self._hands_fresh = False
-        self._hand_codes[seat].remove(code)  # type: ignore[index]
+        self._hand_codes[seat].remove(code)
         self._suit_codes[seat][card_suit].remove(code)
-        self._legal_codes = None
         self._log.append(self._log_entry[seat][card])
         trick = self._trick
         trick.append(self._trick_entry[seat][card])
@@ -866,23 +830,26 @@ class Game:
             self._spades_broken = True
         if events is not None:
             events.append({"type": "play", "seat": seat, "card": code})
-        size = len(trick)
-        if size < self._n:
-            if size == 1:
-                self._led = self._follow_suit(card_suit)
-            self.seat_to_play = self._next_seat[seat]
+        if len(trick) < self._n:
+            following = self.seat_to_play = self._next_seat[seat]
+            if self._plain_follows and (self._trick_number or not self._lowest_club_first):
+                # The next seat's cards now, while the trick is at hand: the fast path's
+                # hot spot, one call here instead of two frames in legal_cards.
+                self._legal_codes = legal_plays(
+                    self._hand_codes[following],
+                    self._suit_codes[following],
+                    self._suit[trick[0][1]],
+                    False,
+                )
+            else:
+                self._legal_codes = None
             return
-        self._led = -1
-        if self._plain_tricks and self._trick_number:
-            # The common case, inline: the highest win key takes the trick.
-            keys = self._win_key[self._suit[trick[0][1]]]
-            winner, best = trick[0][0], -1
-            for player, played in trick:
-                key = keys[played]
-                if key > best:
-                    winner, best = player, key
+        self._legal_codes = None
+        if self._trick_number or not self._lowest_club_first:
+            led = self._suit[trick[0][1]]
         else:
-            winner = self._trick_winner()
+            led = counted_led(trick, self._suit, CLUBS)
+        winner = taking(trick, self._win_key[led], self._later_wins)[0]
         self.tricks_won[winner] += 1
         self._played.extend(trick)
         self._last_trick = (trick, winner)
@@ -900,38 +867,6 @@ class Game:
             )
         if self._trick_number == self._hand_size:
             self._finish_hand(events)
-
-    def _follow_suit(self, led: int) -> int:
-        """What ``_led`` holds once ``led`` is led: the suit, when the legal cards of a
-        follow are simply the seat's cards of that suit (else all its cards); -1 when
-        the slow path must decide (identical cards, a ``lowest_club`` first trick)."""
-        if self._plain_tricks and (self._trick_number or not self._lowest_club_first):
-            return led
-        return -1
-
-    def _trick_winner(self) -> int:
-        trick = self._trick
-        suit = self._suit
-        led = suit[trick[0][1]]
-        if (
-            self._trick_number == 0
-            and self._lowest_club_first
-            and any(suit[card] == CLUBS for _, card in trick)
-        ):
-            led = CLUBS
-        keys = self._win_key[led]
-        best_seat, best_key = trick[0][0], -1
-        if self._duplicates and self.rules.duplicate_later_wins:
-            for seat, card in trick:
-                key = keys[card]
-                if key >= best_key and key >= 0:
-                    best_seat, best_key = seat, key
-        else:
-            for seat, card in trick:
-                key = keys[card]
-                if key > best_key:
-                    best_seat, best_key = seat, key
-        return best_seat
 
     # ------------------------------------------------------------------ scoring
 
