@@ -166,13 +166,13 @@ class _AnnouncingServer(uvicorn.Server):
     """A uvicorn server that prints the links once it really accepts connections
     (migrations done, socket bound), so whoever waits for them can open them at once."""
 
-    async def startup(self, sockets: list | None = None) -> None:
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         if self.started and not self.should_exit:
             host, port = self.servers[0].sockets[0].getsockname()[:2]
             announce(self.config.host if self.config.host in WILDCARDS else host, port)
 
-    def _log_started_message(self, listeners: Sequence[socket.socket]) -> None:
+    def _log_started_message(self, listeners: Sequence[socket.SocketType]) -> None:
         """uvicorn's "Uvicorn running on http://0.0.0.0:8000" would repeat the announcement
         with a link some browsers do not open: it is logged only at the DEBUG log level."""
         if logging.getLogger("uvicorn.error").isEnabledFor(logging.DEBUG):
@@ -369,8 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spades` console script."""
     args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return args.run(args)
+        return run(args)
     except BrokenPipeError:
         # `spades bots | head`: the reader has seen enough; say nothing more to it.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

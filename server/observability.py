@@ -16,6 +16,7 @@ from typing import Any
 
 import structlog
 from prometheus_client import Counter, Gauge, Histogram
+from structlog.typing import EventDict, WrappedLogger
 
 from server.settings import Settings
 
@@ -118,19 +119,19 @@ def scrub_value(value: Any, key: str | None = None) -> Any:
     return value
 
 
-def scrub_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def scrub_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
     """structlog processor: the last line of defence before a line is rendered."""
     return {key: scrub_value(value, key) for key, value in event_dict.items()}
 
 
-class _StderrHandler(logging.StreamHandler):
+class _StderrHandler(logging.StreamHandler[Any]):
     """Writes to whatever `sys.stderr` is at the time, as logging's last-resort handler does,
     so a process (or test runner) that swaps stderr after start-up still gets the lines."""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> Any:
         return sys.stderr
 
@@ -140,8 +141,8 @@ class _StderrHandler(logging.StreamHandler):
 
 
 def _drop_formatting_leftovers(
-    _logger: Any, _method: str, event_dict: dict[str, Any]
-) -> dict[str, Any]:
+    _logger: WrappedLogger, _method: str, event_dict: EventDict
+) -> EventDict:
     """Drop record attributes that only repeat `event`: uvicorn's ANSI-coloured copy of its
     message, and `message`, which another handler's formatter may have set first."""
     event_dict.pop("color_message", None)

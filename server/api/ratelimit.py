@@ -21,9 +21,8 @@ import time
 import structlog
 from fastapi import HTTPException, Request
 from limits import RateLimitItem, parse
-from limits.aio.storage import MemoryStorage, Storage
+from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
-from limits.storage import storage_from_string
 
 from server.observability import ERRORS
 
@@ -36,9 +35,7 @@ class WriteLimiter:
     def __init__(self, rate: str, redis_url: str | None = None) -> None:
         self.item: RateLimitItem = parse(rate)
         storage: Storage = (
-            storage_from_string(
-                f"async+{redis_url}", implementation="redispy", socket_connect_timeout=2
-            )
+            RedisStorage(f"async+{redis_url}", implementation="redispy", socket_connect_timeout=2)
             if redis_url
             else MemoryStorage()
         )
