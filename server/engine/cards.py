@@ -145,12 +145,13 @@ class CardOrder:
     """How cards compare under one deck: effective suit and power of every card int.
 
     ``suit[c]`` is the suit a card counts as for following, leading and breaking spades
-    (jokers, and 2D under ``jokers_deuces``, are spades). ``power[c]`` orders cards of one
+    (jokers, and 2D under ``jokers_deuces``, are spades); ``code_suit`` the same by card
+    code. ``power[c]`` orders cards of one
     suit; trumps follow docs/rules.md §2: ``jokers``: BJ > LJ > AS > ... > 2S;
     ``jokers_deuces``: BJ > LJ > 2D > 2S > AS > ... > 3S.
     """
 
-    __slots__ = ("deck", "natural", "power", "sort_key", "suit", "win_key")
+    __slots__ = ("code_suit", "deck", "natural", "power", "sort_key", "suit", "win_key")
 
     def __init__(self, deck: str) -> None:
         self.deck = deck
@@ -165,6 +166,7 @@ class CardOrder:
             self.suit[two_diamonds] = SPADES
             self.power[LITTLE_JOKER] = 15
             self.power[BIG_JOKER] = 16
+        self.code_suit = {code: self.suit[index] for code, index in INDEX.items()}
         self.sort_key = [self.suit[i] * 32 + self.power[i] for i in range(CARD_SLOTS)]
         # Whether sorting the ints themselves gives the order of sort_key (all decks but
         # jokers_deuces): then sorting a hand needs no key function.

@@ -184,6 +184,7 @@ class Game:
         self._n = rules.players
         self._order = card_order(rules.deck)
         self._suit = self._order.suit
+        self._code_suit = self._order.code_suit
         self._power = self._order.power
         self._sides = rules.sides
         self._side_of = [0] * self._n
@@ -800,9 +801,10 @@ class Game:
         if first is None:
             codes = legal_plays(
                 self._hand_codes[seat],
-                self._suit_codes[seat],
+                self._code_suit,
                 self._suit[trick[0][1]] if trick else -1,
                 self._guard_spades and not self._spades_broken,
+                self._suit_codes[seat],
             )
         else:
             codes = [CODES[card] for card in first]
@@ -837,9 +839,10 @@ class Game:
                 # hot spot, one call here instead of two frames in legal_cards.
                 self._legal_codes = legal_plays(
                     self._hand_codes[following],
-                    self._suit_codes[following],
+                    self._code_suit,
                     self._suit[trick[0][1]],
                     False,
+                    self._suit_codes[following],
                 )
             else:
                 self._legal_codes = None

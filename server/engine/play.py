@@ -2,52 +2,59 @@
 (``Game.legal``, ``act``), its fast path (``legal_cards`` / ``play``) and the bots'
 look-ahead. Who takes a trick is ``server.engine.cards.taking``.
 
-:func:`legal_plays` works on any card representation (engine ints, or the game's card
-codes) split by suit, so that each caller keeps the form its hot loop is fastest in.
+:func:`legal_plays` works on any card representation with a suit table (engine ints,
+or the game's card codes), so that each caller keeps the form its hot loop is fastest in.
 
->>> from server.engine.cards import HEARTS, card_code, card_index, card_order
+>>> from server.engine.cards import HEARTS, card_order
 >>> order = card_order("standard")
->>> hand = [card_index(code) for code in ["2C", "AH", "3S"]]
->>> [card_code(c) for c in legal_plays(hand, by_suit(hand, order.suit), HEARTS, False)]
+>>> legal_plays(["2C", "AH", "3S"], order.code_suit, HEARTS, False)
 ['AH']
->>> [card_code(c) for c in legal_plays(hand, by_suit(hand, order.suit), -1, True)]
+>>> legal_plays(["2C", "AH", "3S"], order.code_suit, -1, True)
 ['2C', 'AH']
+>>> legal_plays(["2C", "3S"], order.code_suit, HEARTS, False)
+['2C', '3S']
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from server.engine.cards import CLUBS, SPADES
 
 Card = TypeVar("Card")
+Card_contra = TypeVar("Card_contra", contravariant=True)
 
 
-def by_suit(hand: Sequence[int], suit: Sequence[int]) -> list[list[int]]:
-    """The hand's cards of each suit (clubs, diamonds, hearts, spades), in hand order."""
-    suits: list[list[int]] = [[], [], [], []]
-    for card in hand:
-        suits[suit[card]].append(card)
-    return suits
+class SuitTable(Protocol[Card_contra]):
+    """A card's suit by card: ``CardOrder.suit`` for engine ints, ``CardOrder.code_suit``
+    for codes."""
+
+    def __getitem__(self, card: Card_contra, /) -> int: ...
 
 
 def legal_plays(
-    hand: list[Card], suits: Sequence[list[Card]], led: int, spades_closed: bool
+    hand: list[Card],
+    suit: SuitTable[Card],
+    led: int,
+    spades_closed: bool,
+    suits: Sequence[list[Card]] | None = None,
 ) -> list[Card]:
-    """The cards of ``hand`` that may be played, after the first trick's special leads.
+    """The cards of ``hand`` that may be played, the first trick's own rules aside
+    (:func:`first_trick_plays`).
 
-    ``suits`` is the hand split by suit (as :func:`by_suit` gives it), ``led`` the suit
-    led to this trick or -1 to lead, ``spades_closed`` whether a lead may not be a spade
-    yet (``spades_broken_to_lead`` and spades not broken). Follow suit if you can; a
-    leader with only spades may lead one. The answer may be ``hand`` or one of ``suits``
-    itself: read it, never change it.
+    ``led`` is the suit led to this trick, or -1 to lead; ``spades_closed`` whether a
+    lead may not be a spade yet (``spades_broken_to_lead`` and spades not broken). Follow
+    suit if you can; lead anything but a spade while spades are closed, unless you hold
+    only spades. ``suits``, the hand split by suit, saves the filtering to a caller that
+    keeps it. The answer may be ``hand`` or one of ``suits`` itself: read it, never
+    change it.
     """
     if led >= 0:
-        return suits[led] or hand
-    spades = suits[SPADES]
-    if spades_closed and spades and len(spades) < len(hand):
-        return [card for card in hand if card not in spades]
+        follow = suits[led] if suits is not None else [c for c in hand if suit[c] == led]
+        return follow or hand
+    if spades_closed:
+        return [c for c in hand if suit[c] != SPADES] or hand
     return hand
 
 

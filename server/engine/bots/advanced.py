@@ -38,6 +38,7 @@ from server.engine.bots.sampling import (
 )
 from server.engine.cards import SPADES, card_index
 from server.engine.rules import Rules
+from server.engine.scoring import is_nil
 
 # Within this many bags of the bag limit, bid what the hand should take (a smaller margin).
 BAG_WARNING = 3
@@ -157,7 +158,7 @@ def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Actio
 
 
 def _nil_fits_partner(rules: Rules, partner_bids: list[Any]) -> bool:
-    if any(b in (0, "blind_nil") for b in partner_bids):
+    if any(is_nil(b) for b in partner_bids):
         return False
     return not any(isinstance(b, int) and b < rules.min_team_bid - 1 for b in partner_bids)
 

@@ -19,6 +19,7 @@ from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.knowledge import Action, Rng, SeatState, View, seat_state
 from server.engine.cards import SPADES, card_index, card_order
 from server.engine.rules import Rules
+from server.engine.scoring import is_nil
 
 BOT_LEVELS: tuple[str, ...] = ("basic", "advanced")
 
@@ -111,7 +112,7 @@ def _nil_is_sensible(
 ) -> bool:
     if strength > NIL_MAX_STRENGTH or nil_danger(hand, rules.deck, rules.players) > NIL_MAX_DANGER:
         return False
-    if any(b in (0, "blind_nil") for b in partner_bids):
+    if any(is_nil(b) for b in partner_bids):
         return False
     # A nil would raise a low partner bid to the team minimum: not worth it.
     return not any(isinstance(b, int) and b < rules.min_team_bid - 1 for b in partner_bids)
@@ -134,7 +135,7 @@ def choose_play(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Acti
 def _wants_tricks(state: SeatState) -> bool:
     """Still short of the contract, or the opponents can be set (a failed nil, whose
     tricks are only bags, just stays out of the way)."""
-    if state.tricks_won[state.seat] and state.bids[state.seat] in (0, "blind_nil"):
+    if state.tricks_won[state.seat] and is_nil(state.bids[state.seat]):
         return False
     if state.need(state.side_of(state.seat)) > 0:
         return True

@@ -11,15 +11,16 @@ from typing import Any
 
 from server.engine.cards import (
     CLUBS,
-    CODES,
     SPADES,
     CardOrder,
     card_index,
     card_order,
+    counted_led,
     deck_codes,
-    trick_winner,
+    taking,
 )
 from server.engine.rules import Rules
+from server.engine.scoring import is_nil, side_contract
 
 Action = dict[str, Any]
 View = dict[str, Any]
@@ -57,27 +58,27 @@ class SeatState:
 
     def is_nil(self, seat: int) -> bool:
         """Whether the seat bid nil or blind nil and has taken no trick yet."""
-        return self.bids[seat] in (0, "blind_nil") and self.tricks_won[seat] == 0
+        return is_nil(self.bids[seat]) and self.tricks_won[seat] == 0
 
     def side_of(self, seat: int) -> list[int]:
         return next(side for side in self.sides if seat in side)
 
+    def contract(self, side: list[int]) -> int:
+        """The side's contract: the view's when it gives one, else the engine's rule on
+        the bids made so far (a view without ``contracts``, an imagined bidding)."""
+        if self.contracts is not None:
+            known = self.contracts[self.sides.index(side)]
+            if known is not None:
+                return int(known)
+        return side_contract(self.rules, [bid for s in side if (bid := self.bids[s]) is not None])
+
     def need(self, side: list[int]) -> int:
         """Tricks the side still needs for its contract (0 once made)."""
-        contract = None
-        if self.contracts is not None:
-            contract = self.contracts[self.sides.index(side)]
-        if contract is None:
-            numbers = [b for s in side if isinstance(b := self.bids[s], int) and b > 0]
-            team = self.rules.bidding == "team"
-            contract = (max(numbers) if team else sum(numbers)) if numbers else 0
         counts_failed_nil = self.rules.nil_tricks == "contract"
         taken = sum(
-            self.tricks_won[s]
-            for s in side
-            if counts_failed_nil or self.bids[s] not in (0, "blind_nil")
+            self.tricks_won[s] for s in side if counts_failed_nil or not is_nil(self.bids[s])
         )
-        return max(contract - taken, 0)
+        return max(self.contract(side) - taken, 0)
 
     @property
     def unseen(self) -> Counter[int]:
@@ -118,16 +119,12 @@ class SeatState:
     def wins_with(self, card: int | None = None) -> int:
         """Position in the trick of the winning card, ``card`` played last if given (the
         engine's own rule, docs/rules.md §7)."""
-        cards = [CODES[c] for _, c in self.trick]
+        plays = [(position, c) for position, (_, c) in enumerate(self.trick)]
         if card is not None:
-            cards.append(CODES[card])
+            plays.append((len(plays), card))
         first_club_trick = not self.played and self.rules.first_lead == "lowest_club"
-        return trick_winner(
-            cards,
-            self.rules.deck,
-            self.rules.duplicate_later_wins,
-            "C" if first_club_trick else None,
-        )
+        led = counted_led(plays, self.order.suit, CLUBS if first_club_trick else -1)
+        return taking(plays, self.order.win_key[led], self.rules.duplicate_later_wins)[0]
 
     def winning(self) -> tuple[int, int]:
         """(seat, card) currently winning the trick on the table."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from server.engine.bots.basic import SET_MARGIN
 from server.engine.bots.knowledge import SeatState, View
-from server.engine.cards import SPADES, CardOrder
-from server.engine.scoring import game_winner, score_sides
+from server.engine.cards import SPADES, CardOrder, taking
+from server.engine.play import legal_plays
+from server.engine.scoring import game_winner, is_nil, score_sides
 
 # What ending the game is worth, in points of this hand, to the look-ahead.
 GAME_VALUE = 1000
@@ -49,17 +50,12 @@ class Rollout:
             for seat in side:
                 self.side_of[seat] = index
         self.partners = [[t for t in self.sides[self.side_of[s]] if t != s] for s in range(n)]
-        self.nil_bid = [b in (0, "blind_nil") for b in self.bids]
+        self.nil_bid = [is_nil(b) for b in self.bids]
         counts_failed_nil = rules.nil_tricks == "contract"
         self.counted = [
             [s for s in side if counts_failed_nil or not self.nil_bid[s]] for side in self.sides
         ]
-        self.contracts = [
-            state.need(side) + sum(state.tricks_won[s] for s in counted)
-            if state.contracts is None
-            else int(state.contracts[i])
-            for i, (side, counted) in enumerate(zip(self.sides, self.counted, strict=True))
-        ]
+        self.contracts = [state.contract(side) for side in self.sides]
         self.my_side = self.side_of[state.seat]
         self.scores = list(view.get("scores") or [{"score": 0, "bags": 0} for _ in self.sides])
         self._utilities: dict[tuple[int, ...], float] = {}
@@ -84,7 +80,7 @@ class Rollout:
         )
         while True:
             if len(trick) == n:
-                winner, _ = _taking(trick, win_key[suit[trick[0][1]]], later)
+                winner, _ = taking(trick, win_key[suit[trick[0][1]]], later)
                 tricks_won[winner] += 1
                 trick = []
                 seat = winner
@@ -128,13 +124,8 @@ class Rollout:
     ) -> int:
         """The policy's card for ``seat``: the basic level's rules of thumb, cheaply."""
         suit, power = self.suit, self.power
-        if trick:
-            led = suit[trick[0][1]]
-            legal = [c for c in hand if suit[c] == led] or hand
-        elif self.guard and not broken:
-            legal = [c for c in hand if suit[c] != SPADES] or hand
-        else:
-            legal = hand
+        led = suit[trick[0][1]] if trick else -1
+        legal = legal_plays(hand, suit, led, self.guard and not broken)
         if len(legal) == 1:
             return legal[0]
         mode = self._mode(seat, tricks_won, len(hand))
@@ -142,7 +133,7 @@ class Rollout:
             return self._lead(seat, mode, hand, legal, tricks_won, tops)
         keys = self.win_key[led]
         later = self.later_wins
-        winner, best = _taking(trick, keys, later)
+        winner, best = taking(trick, keys, later)
         if later and best >= 0:
             winners = [c for c in legal if keys[c] >= best]
             losers = [c for c in legal if keys[c] < best]
@@ -251,15 +242,8 @@ class Rollout:
         return value
 
 
-def _taking(trick: list[tuple[int, int]], keys: list[int], later_wins: bool) -> tuple[int, int]:
-    """The seat taking the trick so far and its win key (-1: nothing can win yet);
-    ``later_wins``: of identical cards the later one takes it."""
-    winner, best = trick[0][0], -1
-    for player, card in trick:
-        key = keys[card]
-        if key > best or (later_wins and key == best and key >= 0):
-            winner, best = player, key
-    return winner, best
+# expert_endgame.py imports the trick's taker by this name.
+_taking = taking
 
 
 def _forced_win(winners: list[int], keys: list[int], last: bool) -> int:
