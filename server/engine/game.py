@@ -263,8 +263,16 @@ class Game:
     def legal(self, seat: int | None) -> list[dict[str, Any]]:
         """Every action dict ``act`` accepts from ``seat`` now (empty when not its turn).
 
-        Pass actions list each set of cards once, in hand order.
+        Pass actions list each set of cards once, in hand order. ``view(seat)["legal"]``
+        carries the pass in a compact form instead: one ``{"type": "pass", "count": n}``
+        (pass any ``n`` cards of the seat's own hand), since the sets run to thousands
+        (a 4-card pass at six players lists about 1,500 of them).
         """
+        return self._legal_actions(seat, compact_pass=False)
+
+    def _legal_actions(self, seat: int | None, compact_pass: bool) -> list[dict[str, Any]]:
+        """``legal(seat)``; with ``compact_pass`` the pass as its constraint (the view's
+        form)."""
         phase = self.phase
         if phase == "play" and seat == self.seat_to_play and type(seat) is int:
             # The common case, first: a card to play.
@@ -287,9 +295,14 @@ class Game:
             return [{"type": "blind_nil", "declare": True}, {"type": "blind_nil", "declare": False}]
         if phase == "draw":
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
+        count = self.rules.blind_nil_pass
+        if compact_pass:
+            return [{"type": "pass", "count": count}]
         hand = self._order.sorted_codes(self.hands[seat])
-        sets = dict.fromkeys(combinations(hand, self.rules.blind_nil_pass))
-        return [{"type": "pass", "cards": list(cards)} for cards in sets]
+        return [
+            {"type": "pass", "cards": list(cards)}
+            for cards in dict.fromkeys(combinations(hand, count))
+        ]
 
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
@@ -412,7 +425,7 @@ class Game:
             "spades_broken": self._spades_broken,
             "scores": self.scores,
             "target_score": self.rules.target_score,
-            "legal": self.legal(seat) if seat is not None else [],
+            "legal": self._legal_actions(seat, compact_pass=True) if seat is not None else [],
             "pending": self.pending,
             "draw_card": draw_card,
             "stock_size": len(self._stock) - self._stock_pos if phase == "draw" else 0,

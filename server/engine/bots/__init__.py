@@ -60,15 +60,17 @@ def choose_action(
     the view itself); ``samples`` caps the deals imagined per card decision
     (``ADVANCED_SAMPLES`` by default). Either way a given view and rng state always give
     the same answer. ValueError if the level is unknown or the view offers nothing to
-    do. Every decision returns one of the legal actions themselves (no fallback hides a
-    bot bug: the whole-game tests check each choice against ``game.legal``).
+    do. Every decision returns one of the legal actions themselves, or for the view's
+    pass constraint (``{"type": "pass", "count": n}``) a pass of n of its cards (no
+    fallback hides a bot bug: the whole-game tests check each choice against
+    ``game.legal``).
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
     legal: list[Action] = list(view.get("legal") or [])
     if not legal:
         raise ValueError("nothing to do: the view offers no legal action")
-    if len(legal) == 1:
+    if len(legal) == 1 and "count" not in legal[0]:
         return legal[0]
     phase = str(view.get("phase"))
     if level == "advanced":

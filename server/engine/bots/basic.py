@@ -75,18 +75,16 @@ def choose_pass(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Acti
     highest side cards); its partner gives the lowest side cards, which a nil can duck
     with, and keeps its spades and honours to cover."""
     state = seat_state(rules, view, rng)
-    count = len(legal[0]["cards"])
+    # The view's legal pass is its constraint, {"type": "pass", "count": n};
+    # game.legal's lists every set of cards.
+    count = legal[0]["count"] if "count" in legal[0] else len(legal[0]["cards"])
     order = state.order
     if state.bids[state.seat] == "blind_nil":
         chosen = sorted(state.hand, key=lambda c: _danger(state, c))[-count:]
     else:
         ranked = sorted(state.hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
         chosen = ranked[:count]
-    wanted = Counter(chosen)
-    for action in legal:
-        if Counter(card_index(code) for code in action["cards"]) == wanted:
-            return action
-    return legal[0]
+    return {"type": "pass", "cards": order.sorted_codes(chosen)}
 
 
 def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
