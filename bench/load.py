@@ -56,7 +56,7 @@ from typing import Any
 
 import httpx
 import orjson
-import psutil  # type: ignore[import-untyped]
+import psutil
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,6 +73,7 @@ LATENCY_BUDGET_MS = 50.0
 ACHIEVED_SHARE = 0.95  # of the offered rate, for a search step to pass
 ACT_TIMEOUT = 10.0  # seconds an action may wait for every socket's new state
 SETUP_CONCURRENCY = 16  # tables being created and connected at once
+PROGRESS_EVERY = 100  # tables, while setting up
 SEARCH_BISECTIONS = 4
 SEARCH_MAX_RATE = 20000.0
 CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
@@ -86,14 +87,12 @@ class Socket:
     ws: Any = None
     version: int | None = None
     message: dict[str, Any] | None = None  # the latest state (players only)
-    close_code: int | None = None
-    reader: asyncio.Task[None] | None = None
+    reader: asyncio.Task[None] | None = None  # held, so that the task is not collected
 
 
 @dataclass
 class Table:
     id: str
-    number: int
     tokens: list[str]
     rng: random.Random
     sockets: list[Socket] = field(default_factory=list)
@@ -205,7 +204,6 @@ class Side:
     pid: int | None
     args: argparse.Namespace
     tables: list[Table] = field(default_factory=list)
-    run: Run | None = None
     state_bytes: int = 0
     states: int = 0
     rss_mb: dict[str, float] = field(default_factory=dict)
@@ -243,8 +241,7 @@ async def read(side: Side, socket: Socket) -> None:
     except websockets.ConnectionClosed:
         pass
     finally:
-        socket.close_code = socket.ws.close_code or 1006
-        table.dead = table.dead or f"closed {socket.close_code}"
+        table.dead = table.dead or f"closed {socket.ws.close_code or 1006}"
         table.done.set()
 
 
@@ -261,7 +258,7 @@ async def open_table(side: Side, http: httpx.AsyncClient, number: int) -> Table:
         taken = await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
         taken.raise_for_status()
         tokens.append(taken.json()["token"])
-    table = Table(table_id, number, tokens, random.Random(side.args.seed * 100003 + number))
+    table = Table(table_id, tokens, random.Random(side.args.seed * 100003 + number))
     table.sockets = [Socket(table, seat, token) for seat, token in enumerate(tokens)]
     table.sockets += [Socket(table, None, None) for _ in range(side.args.spectators)]
     for socket in table.sockets:
@@ -285,7 +282,7 @@ async def settled(table: Table, timeout: float = 30) -> None:
             await asyncio.sleep(0.02)
 
 
-async def set_up(side: Side, http: httpx.AsyncClient) -> None:
+async def set_up(side: Side, http: httpx.AsyncClient, say: Any) -> None:
     """All tables, the first alone: the RSS growth after it is what a table costs."""
     started = time.perf_counter()
     side.rss_mb["start"] = side.rss() or 0.0
@@ -295,7 +292,10 @@ async def set_up(side: Side, http: httpx.AsyncClient) -> None:
 
     async def one(number: int) -> Table:
         async with gate:
-            return await open_table(side, http, number)
+            table = await open_table(side, http, number)
+        if (number + 1) % PROGRESS_EVERY == 0:  # a big set-up takes minutes: show it moves
+            say(f"  {side.name}: table {number + 1} open at {time.perf_counter() - started:.0f} s")
+        return table
 
     side.tables += await asyncio.gather(*(one(n) for n in range(1, side.args.tables)))
     side.rss_mb["connected"] = side.rss() or 0.0
@@ -378,7 +378,7 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
     live = [table for table in side.tables if table.dead is None]
     start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
     run = Run(rate, start, start + seconds, len(live) / rate)
-    side.run, side.state_bytes, side.states = run, 0, 0
+    side.state_bytes, side.states = 0, 0
     server, client = side.server(), psutil.Process()
     server_before, client_before = cpu_seconds(server), cpu_seconds(client)
     await asyncio.gather(*(drive(side, http, run, t, slot) for slot, t in enumerate(live)))
@@ -565,7 +565,7 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
     args = side.args
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=side.url, limits=limits, timeout=60) as http:
-        await set_up(side, http)
+        await set_up(side, http, say)
         sockets = sum(len(t.sockets) for t in side.tables)
         took = side.setup_seconds
         say(f"{side.name}: {len(side.tables)} tables, {sockets} sockets in {took:.1f} s")
