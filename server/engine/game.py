@@ -14,13 +14,13 @@ each viewer ``game.view(seat)``; the game knows nothing of sockets or storage.
 >>> game.act(seat, {"type": "bid", "bid": 3})
 Traceback (most recent call last):
 ...
-server.engine.game.IllegalAction: It is not your turn: waiting for seat ...
+server.engine.actions.IllegalAction: It is not your turn: waiting for seat ...
 
 Phases: ``"blind"`` (blind nil decisions, one seat at a time), ``"pass"`` (blind nil
 exchange, all passers at once), ``"draw"`` (two players), ``"bid"``, ``"play"``,
 ``"over"``. After the last trick the hand is scored and the next hand starts at once.
 
-Decisions where RULES.md is silent:
+Decisions where docs/rules.md is silent:
 
 - Blind nil decisions are taken one seat at a time in bidding order (so a partner's
   declaration can stop the other being asked), before the pass and, for two players,
@@ -52,7 +52,7 @@ Decisions where RULES.md is silent:
   jokers and the trump 2D with the spades) then rank, low first.
 - Scores and bags are computed only by ``score_hand`` (see ``server.engine.scoring``).
 
-Extra API beyond CONTRACT.md: ``legal_cards(seat)`` and ``play(seat, card)`` (the fast
+Extra API beyond docs/protocol.md: ``legal_cards(seat)`` and ``play(seat, card)`` (the fast
 path for bots, simulations and benchmarks: the same checks and the same change of state as
 ``act``, but ``play`` builds no events and returns None; ``legal_cards`` is a fresh list of
 codes), ``seat_to_play`` (the one seat on turn as an int, cheaper than ``turn[0]``; not
@@ -72,72 +72,43 @@ broadcasts views, never raw events.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
+from server.engine.actions import (
+    ACTION_FIELDS,
+    PHASE_ACTION,
+    IllegalAction,
+    action_dict,
+    action_kind,
+    bad_seat,
+    bid_refusal,
+    card_refusal,
+    checked_bool,
+    checked_code,
+    checked_pass,
+    logged_action,
+)
 from server.engine.cards import (
     CARD_SLOTS,
     CLUBS,
     CODES,
     INDEX,
     SPADES,
-    SUIT_SINGULAR,
-    SUITS,
-    card_name,
     card_order,
     counted_led,
     deck_codes,
     taking,
 )
+from server.engine.dealing import checked_deck, shuffle
 from server.engine.play import first_trick_plays, legal_plays
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides, side_contract
+from server.engine.scoring import BLIND_NIL, Bid, game_winner, is_nil, score_sides, side_contract
+
+# ACTION_FIELDS, PHASE_ACTION and shuffle live in actions and dealing; imported from here too.
+__all__ = ["ACTION_FIELDS", "PHASE_ACTION", "STATE_FORMAT", "Game", "IllegalAction", "shuffle"]
 
 STATE_FORMAT = 1
-PHASE_ACTION = {
-    "draw": "draw",
-    "blind": "blind_nil",
-    "pass": "pass",
-    "bid": "bid",
-    "play": "play",
-}
-ACTION_FIELDS = {
-    "draw": "keep",
-    "blind_nil": "declare",
-    "pass": "cards",
-    "bid": "bid",
-    "play": "card",
-}
-PHASE_WORDS = {
-    "draw": "draw a card",
-    "blind": "decide on blind nil",
-    "pass": "pass cards",
-    "bid": "bid",
-    "play": "play a card",
-}
-
-
-class IllegalAction(ValueError):
-    """An action the game refuses; the game is unchanged.
-
-    ``code`` is short and stable (``not_your_turn``, ``must_follow_suit``,
-    ``spades_not_broken``, ``first_trick``, ``not_in_hand``, ``bad_bid``, ``bad_pass``,
-    ``wrong_phase``, ``bad_action``, ``bad_seat``, ``game_over``); ``str(error)`` is a
-    sentence for the player.
-
-    >>> game = Game(Rules.preset("standard"), seed=2, dealer=3)
-    >>> try:
-    ...     game.act(0, {"type": "bid", "bid": 14})
-    ... except IllegalAction as error:
-    ...     print(error.code, "-", error)
-    bad_bid - Your bid must be nil (0) or 1 to 13
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 class Game:
@@ -161,7 +132,7 @@ class Game:
             raise TypeError("rules must be a Rules instance")
         self.rules = rules
         self.seed: int | str = random.SystemRandom().getrandbits(62) if seed is None else seed
-        self.decks = [_checked_deck(rules, deck) for deck in decks or []]
+        self.decks = [checked_deck(rules, deck) for deck in decks or []]
         players = rules.players
         if dealer is None:
             dealer = random.Random(f"spades:{self.seed}:dealer").randrange(players)
@@ -215,6 +186,9 @@ class Game:
         # suit (built when play starts or a game in play is restored), so that the legal
         # cards of a follow are a list that already exists. Empty before play.
         self._hand_codes: list[list[str]] = []
+        # Each seat's cards as ints; during play rebuilt from the codes when stale.
+        self._hands: list[list[int]] = []
+        self._hands_fresh = True
         self._suit_codes: list[list[list[str]]] = []
 
     # ----------------------------------------------------------------- public reading
@@ -253,7 +227,7 @@ class Game:
         Replaying it on ``Game(rules, seed=..., decks=..., dealer=...)`` rebuilds the game.
         Pass actions hold hidden cards: like ``to_state()``, keep the log on the server.
         """
-        return [(seat, _action(kind, value)) for seat, kind, value in self._log]
+        return [(seat, action_dict(kind, value)) for seat, kind, value in self._log]
 
     @property
     def sides(self) -> list[list[int]]:
@@ -351,17 +325,19 @@ class Game:
         kind, value = self._check_action(seat, action)
         if kind == "play":
             code = value
-            card = self._checked_card(seat, code)
+            card = self._checked_card(code)
             events = []
             self._play_card(seat, card, code, events)
         elif kind == "bid":
             events = self._bid(seat, self._checked_bid(seat, value))
         elif kind == "blind_nil":
-            events = self._declare_blind(seat, _checked_bool(value, "declare"))
+            events = self._declare_blind(seat, checked_bool(value, "declare"))
         elif kind == "draw":
-            events = self._draw(seat, _checked_bool(value, "keep"))
+            events = self._draw(seat, checked_bool(value, "keep"))
         else:
-            events = self._choose_pass(seat, self._checked_pass(seat, value))
+            events = self._choose_pass(
+                seat, checked_pass(value, self.rules.blind_nil_pass, self.hands[seat])
+            )
         return events
 
     def play(self, seat: int, card: str) -> None:
@@ -395,7 +371,7 @@ class Game:
         (True, None, None)
         """
         if seat is not None and not self._is_seat(seat):
-            raise IllegalAction("bad_seat", f"There is no seat {seat!r} at this table")
+            raise bad_seat(seat)
         phase = self.phase
         hand = None
         if seat is not None and seat not in self._owing_blind():
@@ -505,7 +481,7 @@ class Game:
         game = cls.__new__(cls)
         game.rules = Rules.model_validate(data["rules"])
         game.seed = data["seed"]
-        game.decks = [_checked_deck(game.rules, deck) for deck in data["decks"]]
+        game.decks = [checked_deck(game.rules, deck) for deck in data["decks"]]
         game.first_dealer = data["first_dealer"]
         game._setup()
         game.dealer = data["dealer"]
@@ -534,7 +510,7 @@ class Game:
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
         game.hand_results = [_copy_result(result) for result in data["hand_results"]]
-        game._log = [_compact_action(seat, action) for seat, action in data["log"]]
+        game._log = [logged_action(seat, action) for seat, action in data["log"]]
         if game.phase == "play":
             game._build_hand_codes()
         return game
@@ -564,7 +540,7 @@ class Game:
         self._legal_codes = None
         self._hand_codes = []
         if n == 2:
-            self._hands: list[list[int]] = [[], []]
+            self._hands = [[], []]
             self._stock = deck
         else:
             self._hands = [[] for _ in range(n)]
@@ -707,8 +683,8 @@ class Game:
         bids = self.bids
         contracts: list[int | None] = []
         for seats in self._sides:
-            side_bids = [bids[seat] for seat in seats]
-            contracts.append(None if None in side_bids else side_contract(self.rules, side_bids))
+            made = [bid for seat in seats if (bid := bids[seat]) is not None]
+            contracts.append(side_contract(self.rules, made) if len(made) == len(seats) else None)
         return contracts if any(c is not None for c in contracts) else None
 
     def _legal_bids(self, seat: int) -> list[int]:
@@ -888,7 +864,9 @@ class Game:
 
     def _finish_hand(self, events: list[dict[str, Any]] | None) -> None:
         rules = self.rules
-        sides = score_sides(rules, self.bids, self.tricks_won, self.scores)
+        # Every seat has bid by the last trick.
+        final_bids = cast("list[Bid]", self.bids)
+        sides = score_sides(rules, final_bids, self.tricks_won, self.scores)
         self._scores = [[side["score"], side["bags"]] for side in sides]
         result = {
             "hand_number": self.hand_number,
@@ -916,56 +894,22 @@ class Game:
 
     def _check_action(self, seat: object, action: object) -> tuple[str, Any]:
         if not self._is_seat(seat):
-            raise IllegalAction("bad_seat", f"There is no seat {seat!r} at this table")
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_action", "An action must be an object with a type")
-        kind = action.get("type")
-        if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-            raise IllegalAction(
-                "bad_action", f"Unknown action type; use one of {', '.join(ACTION_FIELDS)}"
-            )
-        if self.phase == "over":
-            raise IllegalAction("game_over", "The game is over")
-        if (seat != self.seat_to_play) if self.phase != "pass" else (seat not in self.turn):
-            waiting = ", ".join(str(s) for s in self.turn)
-            raise IllegalAction("not_your_turn", f"It is not your turn: waiting for seat {waiting}")
-        if PHASE_ACTION[self.phase] != kind:
-            raise IllegalAction(
-                "wrong_phase", f"It is time to {PHASE_WORDS[self.phase]}, not to {kind}"
-            )
-        field = ACTION_FIELDS[kind]
-        if len(action) != 2 or field not in action:
-            raise IllegalAction("bad_action", f'A "{kind}" action has exactly "type" and "{field}"')
-        return kind, action[field]
+            raise bad_seat(seat)
+        on_turn = seat == self.seat_to_play if self.phase != "pass" else seat in self.turn
+        return action_kind(self.phase, on_turn, self.turn, action)
 
-    def _checked_card(self, seat: int, code: object) -> int:
-        if not isinstance(code, str) or code not in INDEX:
-            raise IllegalAction("bad_action", f"Not a card: {code!r}")
-        card = INDEX[code]
+    def _checked_card(self, code: object) -> int:
+        code = checked_code(code)
         if code in self._legal_code_list():
-            return card
-        hand = self.hands[seat]
-        if card not in hand:
-            raise IllegalAction("not_in_hand", f"You do not hold the {card_name(code)}")
-        suit = self._suit
-        if self._trick_number == 0 and self.rules.first_lead == "lowest_club":
-            clubs = [c for c in hand if suit[c] == CLUBS]
-            if clubs:
-                lowest = card_name(CODES[min(clubs, key=self._power.__getitem__)])
-                message = f"On the first trick you must play your lowest club, the {lowest}"
-            else:
-                message = "On the first trick you may play a spade only if you hold nothing else"
-            raise IllegalAction("first_trick", message)
-        if not self._trick:
-            if self._trick_number == 0 and self._forced_lead is not None:
-                lowest = card_name(CODES[self._forced_lead])
-                raise IllegalAction("first_trick", f"The first trick must be led with the {lowest}")
-            raise IllegalAction(
-                "spades_not_broken", "You cannot lead a spade until spades are broken"
-            )
-        led = SUITS[suit[self._trick[0][1]]]
-        raise IllegalAction(
-            "must_follow_suit", f"You must follow suit: you hold a {SUIT_SINGULAR[led]}"
+            return INDEX[code]
+        first = self._trick_number == 0
+        raise card_refusal(
+            code,
+            self.hands[self.seat_to_play],
+            self._order,
+            self._trick,
+            first and self._lowest_club_first,
+            self._forced_lead if first else None,
         )
 
     def _checked_bid(self, seat: int, bid: object) -> int:
@@ -974,52 +918,7 @@ class Game:
         allowed = self._legal_bids(seat)
         if bid in allowed:
             return bid
-        numbers = [b for b in allowed if b > 0]
-        span = f"{numbers[0]} to {numbers[-1]}" if numbers else "nothing"
-        nil = "nil (0) or " if 0 in allowed else ""
-        raise IllegalAction("bad_bid", f"Your bid must be {nil}{span}")
-
-    def _checked_pass(self, seat: int, cards: object) -> list[int]:
-        count = self.rules.blind_nil_pass
-        message = f"Pass exactly {count} card{'s' if count != 1 else ''} from your hand"
-        if not isinstance(cards, list) or len(cards) != count:
-            raise IllegalAction("bad_pass", message)
-        if not all(isinstance(code, str) and code in INDEX for code in cards):
-            raise IllegalAction("bad_pass", message)
-        chosen = [INDEX[code] for code in cards]
-        if Counter(chosen) - Counter(self.hands[seat]):
-            raise IllegalAction("bad_pass", message)
-        return chosen
-
-
-def shuffle(cards: list[int], rng: random.Random) -> None:
-    """Shuffle in place exactly as ``rng.shuffle(cards)`` would, about twice as fast.
-
-    Same draws from the generator in the same order, so a seed gives the same deals.
-
-    >>> cards, same = list(range(52)), list(range(52))
-    >>> shuffle(cards, random.Random(4)); random.Random(4).shuffle(same); cards == same
-    True
-    """
-    getrandbits = rng.getrandbits
-    for i, bound, bits in _shuffle_steps(len(cards)):
-        j = getrandbits(bits)
-        while j >= bound:
-            j = getrandbits(bits)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-_SHUFFLE_STEPS: dict[int, list[tuple[int, int, int]]] = {}
-
-
-def _shuffle_steps(size: int) -> list[tuple[int, int, int]]:
-    """``(i, i + 1, (i + 1).bit_length())`` for every step of a shuffle of ``size``
-    cards, computed once per deck size."""
-    steps = _SHUFFLE_STEPS.get(size)
-    if steps is None:
-        steps = [(i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
-        _SHUFFLE_STEPS[size] = steps
-    return steps
+        raise bid_refusal(allowed)
 
 
 _PLAY_ENTRIES: dict[int, tuple[list[list[tuple[int, int]]], list[list[tuple[int, str, str]]]]] = {}
@@ -1057,35 +956,5 @@ def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _action(kind: str, value: Any) -> dict[str, Any]:
-    """The action dict of a logged ``(kind, value)``."""
-    return {"type": kind, ACTION_FIELDS[kind]: list(value) if kind == "pass" else value}
-
-
-def _compact_action(seat: int, action: dict[str, Any]) -> tuple[int, str, Any]:
-    """How the log keeps an action: a tuple, cheaper than a dict on the hot path."""
-    kind = action["type"]
-    value = action[ACTION_FIELDS[kind]]
-    return seat, kind, tuple(value) if kind == "pass" else value
-
-
-def _checked_bool(value: object, field: str) -> bool:
-    if not isinstance(value, bool):
-        raise IllegalAction("bad_action", f'"{field}" must be true or false')
-    return value
-
-
 def _seat_cards(cards: list[tuple[int, int]]) -> list[dict[str, Any]]:
     return [{"seat": seat, "card": CODES[card]} for seat, card in cards]
-
-
-def _checked_deck(rules: Rules, deck: object) -> list[int]:
-    """A given deck as ints; ValueError unless it is exactly this table's deck."""
-    expected = Counter(deck_codes(rules.players, rules.deck))
-    if not isinstance(deck, list) or not all(isinstance(code, str) for code in deck):
-        raise ValueError("each deck must be a list of card codes")
-    if Counter(deck) != expected:
-        raise ValueError(
-            f"a deck must hold exactly the {sum(expected.values())} cards of this table"
-        )
-    return [INDEX[code] for code in deck]

@@ -1,4 +1,4 @@
-"""Table rules: one pydantic model, five presets (RULES.md §10).
+"""Table rules: one pydantic model, five presets (docs/rules.md §10).
 
 A table's rules are a preset plus overrides. ``Rules`` is immutable and its
 ``model_dump()`` feeds back into ``Rules.model_validate`` unchanged, so the server can
@@ -18,7 +18,7 @@ True
 ...     print(error.errors()[0]["loc"], error.errors()[0]["msg"])
 ('bidding',) Value error, bidding "team" needs partnerships: true
 
-Decisions where RULES.md is silent:
+Decisions where docs/rules.md is silent:
 
 - ``preset`` is not a field: it only picks the starting values, and ``model_dump()``
   holds every field, so a dump re-validates to the same rules. A dict without
@@ -109,7 +109,7 @@ MAX_BAG_LIMIT = 1_000
 
 
 class Rules(BaseModel):
-    """Every rule groups disagree on, one field each, named as in RULES.md."""
+    """Every rule groups disagree on, one field each, named as in docs/rules.md."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -142,7 +142,7 @@ class Rules(BaseModel):
 
     @classmethod
     def preset_names(cls) -> list[str]:
-        """The preset names, in RULES.md order."""
+        """The preset names, in docs/rules.md order."""
         return list(PRESETS)
 
     @classmethod
@@ -235,7 +235,7 @@ class Rules(BaseModel):
 
     @property
     def sides(self) -> list[list[int]]:
-        """Seats of each side, side k listed by its lowest seat (RULES.md §1).
+        """Seats of each side, side k listed by its lowest seat (docs/rules.md §1).
 
         >>> Rules.preset("standard").sides, Rules.preset("cutthroat").sides
         ([[0, 2], [1, 3]], [[0], [1], [2]])

@@ -1,10 +1,10 @@
-"""Scoring a hand (RULES.md §8): one pure function, used by the game and by tools.
+"""Scoring a hand (docs/rules.md §8): one pure function, used by the game and by tools.
 
 >>> rules = Rules.preset("standard")
 >>> score_hand(rules, [3, 2, 4, 2], [5, 1, 3, 4], [{"score": 0, "bags": 0}] * 2)
 [{'score': 71, 'bags': 1}, {'score': 41, 'bags': 1}]
 
-Decisions where RULES.md is silent:
+Decisions where docs/rules.md is silent:
 
 - Under ``bidding: "team"`` the second partner's number is at least the first's, so a
   side's contract is the larger of its non-nil bids; ``score_hand`` needs no bid order.
@@ -32,7 +32,7 @@ def score_hand(
     tricks: Sequence[int],
     scores: Sequence[dict[str, int]],
 ) -> list[dict[str, int]]:
-    """Each side's ``{"score", "bags"}`` after a hand (RULES.md §8).
+    """Each side's ``{"score", "bags"}`` after a hand (docs/rules.md §8).
 
     ``bids`` are final bids per seat (after any nil raise; 0 nil, ``"blind_nil"``),
     ``tricks`` the tricks each seat won, ``scores`` each side's standing before the hand.
@@ -74,7 +74,7 @@ def score_sides(
 
 def game_winner(rules: Rules, sides: Sequence[dict[str, Any]]) -> int | None:
     """The side that has won the game once a hand is scored (``sides`` as
-    :func:`score_sides` gives them), or None while play goes on (RULES.md §9).
+    :func:`score_sides` gives them), or None while play goes on (docs/rules.md §9).
 
     ``all_tricks: "win"`` gives the game to a side that took every trick. Otherwise the
     game ends when a side reaches ``target_score`` or one falls to ``lose_score``; the
@@ -108,7 +108,7 @@ def is_nil(bid: Bid) -> bool:
 
 
 def side_contract(rules: Rules, side_bids: Sequence[Bid]) -> int:
-    """A side's contract from its members' final bids (RULES.md §6).
+    """A side's contract from its members' final bids (docs/rules.md §6).
 
     >>> side_contract(Rules.preset("standard"), [3, 4])
     7
@@ -131,15 +131,7 @@ def _score_side(
     before: dict[str, int],
     total_tricks: int,
 ) -> dict[str, Any]:
-    # Written for speed (it runs once per side per hand in every game): no helper calls
-    # per seat; the same arithmetic as side_contract and is_nil.
-    numbers = [bids[seat] for seat in seats if bids[seat] != 0 and bids[seat] != BLIND_NIL]
-    if not numbers:
-        contract = 0
-    elif rules.bidding == "team":
-        contract = max(int(bid) for bid in numbers)
-    else:
-        contract = sum(int(bid) for bid in numbers)
+    contract = side_contract(rules, [bids[seat] for seat in seats])
     points = 0
     bags = 0
     taken = 0
@@ -150,7 +142,7 @@ def _score_side(
         bid = bids[seat]
         won = tricks[seat]
         side_tricks += won
-        if bid != 0 and bid != BLIND_NIL:
+        if not is_nil(bid):
             taken += won
             continue
         blind = bid == BLIND_NIL

@@ -1,4 +1,4 @@
-"""Bidding, blind nil, the pass and the draw method (RULES.md §4-6)."""
+"""Bidding, blind nil, the pass and the draw method (docs/rules.md §4-6)."""
 
 from server.engine import Game, Rules, deck_codes
 from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, refused, stacked_game

@@ -1,4 +1,4 @@
-"""Card codes, decks by variant and trump orders (RULES.md §1-2)."""
+"""Card codes, decks by variant and trump orders (docs/rules.md §1-2)."""
 
 from collections import Counter
 

@@ -1,4 +1,4 @@
-"""Whole games: end of game (RULES.md §9), refusals, views, hand results, save/restore."""
+"""Whole games: end of game (docs/rules.md §9), refusals, views, hand results, save/restore."""
 
 import json
 

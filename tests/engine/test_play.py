@@ -1,4 +1,4 @@
-"""Dealing, play and trick rules (RULES.md §1-3, §7), each on a stacked deck."""
+"""Dealing, play and trick rules (docs/rules.md §1-3, §7), each on a stacked deck."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Rules model: presets, overrides, round trips and refused combinations (RULES.md §10)."""
+"""Rules model: presets, overrides, round trips and refused combinations (docs/rules.md §10)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md §8): the worked examples and every scoring toggle."""
+"""Scoring a hand (docs/rules.md §8): the worked examples and every scoring toggle."""
 
 import pytest
 
