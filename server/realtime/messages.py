@@ -35,7 +35,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
-from server.engine.game import ACTION_FIELDS
+from server.engine.actions import ACTION_FIELDS
 from server.names import unprintable
 from server.realtime.errors import TableError
 from server.store.repository import ChatLine
