@@ -202,7 +202,7 @@ def test_late_game_scoreboards_are_legal_too() -> None:
 def test_advanced_is_a_level_and_unknown_levels_are_refused() -> None:
     assert "advanced" in BOT_LEVELS and "basic" in BOT_LEVELS
     with pytest.raises(ValueError, match="unknown bot level"):
-        choose_action(STANDARD, bid_view(MODEST_HAND, [(0, 0), (0, 0)]), level="expert")
+        choose_action(STANDARD, bid_view(MODEST_HAND, [(0, 0), (0, 0)]), level="grandmaster")
 
 
 def test_decision_time_stays_within_budget() -> None:

@@ -34,13 +34,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from server.engine.bots import advanced, basic
+from server.engine.bots import advanced, basic, expert
 from server.engine.bots.advanced import ADVANCED_SAMPLES
 from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.knowledge import Action
 from server.engine.rules import Rules
 
-BOT_LEVELS: tuple[str, ...] = ("basic", "advanced")
+BOT_LEVELS: tuple[str, ...] = ("basic", "advanced", "expert")
 
 __all__ = ["ADVANCED_SAMPLES", "BOT_LEVELS", "choose_action", "hand_strength", "nil_danger"]
 
@@ -73,6 +73,8 @@ def choose_action(
     if len(legal) == 1 and "count" not in legal[0]:
         return legal[0]
     phase = str(view.get("phase"))
+    if level == "expert":
+        return expert.choose(rules, view, legal, rng, samples)
     if level == "advanced":
         if phase == "play":
             return advanced.choose_play(rules, view, legal, rng, samples)

@@ -1,0 +1,468 @@
+"""The expert level: every bid and card chosen by simulating the hand over imagined deals,
+within a time budget per decision.
+
+- **Bidding** tries the advanced level's number and its neighbours (nil, and the
+  number that lifts the side to 10 on 10-for-200 tables, where legal) on imagined deals
+  of the other hands: the seats still to bid get the basic count of their imagined hand,
+  the hand is played out by the rollout policy, and each bid is scored on the
+  scoreboard, the game included. So it bids up to set opponents who would win by making
+  their contract, bids safe when making its own contract wins, and takes a nil only
+  when it survived the play-outs (opponents who lead low into it) often enough.
+- **Card play** is the advanced look-ahead with more of what is seen put into the
+  imagined deals: besides voids and bids, a nil bidder that ducked under a card holds
+  nothing between its card and the winner, a seat that followed low under an
+  opponent's winning card, last of its side, holds nothing that beats it, and a low
+  card dropped on a partner's lead says it holds no honour there (deals that break a
+  read count for less). Once few tricks are left each imagined deal is solved exactly
+  (``expert_endgame.py``) instead of played out by the policy.
+- **Time**: a decision imagines deals until ``budget`` seconds (wall clock) have nearly
+  gone, ``SPADES_BOT_BUDGET_MS`` milliseconds by default (150), or exactly ``samples``
+  deals when the caller fixes them (then the answer does not depend on the clock).
+
+Blind nil, the pass and the draw are the advanced level's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import time
+from typing import Any
+
+from server.engine.bots import advanced, basic
+from server.engine.bots.advanced import _distinct_cards, _same_group
+from server.engine.bots.evaluation import hand_strength, nil_danger
+from server.engine.bots.expert_endgame import Endgame, SearchTooBig
+from server.engine.bots.knowledge import Action, Rng, SeatState, View, seat_state
+from server.engine.bots.rollout import GAME_VALUE, Rollout, suit_tops
+from server.engine.bots.sampling import (
+    deal_hidden,
+    hand_sizes,
+    holding_weights,
+    strong_cards,
+    view_seed,
+)
+from server.engine.cards import CLUBS, SPADES, card_code, card_index, card_order
+from server.engine.rules import Rules
+from server.engine.scoring import game_winner, score_sides
+
+BUDGET_VARIABLE = "SPADES_BOT_BUDGET_MS"
+DEFAULT_BUDGET_MS = 150.0
+# Imagining stops once this share of the budget is spent, and before a deal that the
+# average deal so far says would overrun it: the rest is for building the view and
+# sending the move, and for a busy core.
+BUDGET_SHARE = 0.7
+# Caps on imagined deals, whatever the budget.
+MAX_PLAY_SAMPLES = 300
+MAX_BID_SAMPLES = 60
+MIN_SAMPLES = 2
+# Solve each imagined deal exactly once this many tricks are left, by table size.
+EXACT_TRICKS = {2: 5, 3: 4, 4: 4, 6: 2}
+# Bids tried around the advanced level's number.
+BIDS_BELOW, BIDS_ABOVE = 1, 3
+# A set bid may go this far over the hand's own number (the advanced level's).
+SET_REACH = 2
+# Nil is tried only for a hand this safe by the basic count, and chosen only if it
+# survived this share of the play-outs (the play-outs' hunters are gentler than a
+# table's).
+NIL_TRY_DANGER = 6.0
+NIL_TRY_STRENGTH = 3.0
+NIL_MIN_MADE = 0.8
+# How much less an imagined deal counts for each read of the play it contradicts.
+NIL_DUCK_READ = 0.15
+CANNOT_BEAT_READ = 0.4
+NO_HONOUR_READ = 0.6
+# A low card: 7 or lower (power 5); an honour: queen or higher (power 10).
+LOW_POWER = 5
+HONOUR_POWER = 10
+
+
+class HuntingRollout(Rollout):
+    """The rollout policy, with opponents that hunt a nil as a table's do: a seat with a
+    clean opposing nil still to play in the trick follows with its lowest card (the
+    plain policy would overtake its own partner and let the nil off)."""
+
+    def choose(
+        self,
+        seat: int,
+        hand: list[int],
+        trick: list[tuple[int, int]],
+        tricks_won: list[int],
+        broken: bool,
+        tops: list[list[int]],
+    ) -> int:
+        if trick:
+            led = self.suit[trick[0][1]]
+            following = [c for c in hand if self.suit[c] == led]
+            if following and self._nil_still_to_play(seat, len(trick), tricks_won):
+                return min(following, key=self.power.__getitem__)
+        return super().choose(seat, hand, trick, tricks_won, broken, tops)
+
+    def utility(self, tricks: tuple[int, ...]) -> float:
+        """As the plain rollout's, but bags are a debt that grows with the square of
+        the count (``bag_debt``): early bags are cheap, the one that reaches the limit
+        costs nearly the whole penalty, as a player near the limit feels it."""
+        cached = self._utilities.get(tricks)
+        if cached is not None:
+            return cached
+        rules = self.rules
+        after = score_sides(rules, self.bids, tricks, self.scores)
+        deltas = [
+            side["score"]
+            - old["score"]
+            + bag_debt(rules, old["bags"])
+            - bag_debt(rules, side["bags"])
+            for side, old in zip(after, self.scores, strict=True)
+        ]
+        others = [d for i, d in enumerate(deltas) if i != self.my_side]
+        value = float(deltas[self.my_side] - (sum(others) / len(others) if others else 0))
+        winner = game_winner(rules, after)
+        if winner is not None:
+            value += GAME_VALUE if winner == self.my_side else -GAME_VALUE
+        self._utilities[tricks] = value
+        return value
+
+    def _nil_still_to_play(self, seat: int, played: int, tricks_won: list[int]) -> bool:
+        mine = self.side_of[seat]
+        for k in range(1, self.n - played):
+            other = (seat + k) % self.n
+            if self.side_of[other] != mine and self.nil_bid[other] and not tricks_won[other]:
+                return True
+        return False
+
+
+def bag_debt(rules: Rules, bags: int) -> float:
+    """What holding ``bags`` is expected to cost later: the penalty times the square of
+    the share of the limit they fill."""
+    if not rules.bags or not rules.bag_limit:
+        return 0.0
+    return float(rules.bag_penalty * (bags / rules.bag_limit) ** 2)
+
+
+def budget_seconds() -> float:
+    """The wall time per decision: ``SPADES_BOT_BUDGET_MS`` (milliseconds) or 150 ms."""
+    raw = os.environ.get(BUDGET_VARIABLE)
+    try:
+        return (float(raw) if raw else DEFAULT_BUDGET_MS) / 1000
+    except ValueError:
+        return DEFAULT_BUDGET_MS / 1000
+
+
+class Deadline:
+    """When a decision stops imagining deals: after exactly ``samples`` deals if given,
+    else when the next deal would overrun the share of the budget (at least
+    ``MIN_SAMPLES`` deals, at most the caller's cap)."""
+
+    def __init__(self, budget: float, samples: int | None) -> None:
+        self.samples = samples
+        self.start = time.perf_counter()
+        self.stop = self.start + budget * BUDGET_SHARE
+
+    def more(self, count: int, cap: int) -> bool:
+        if self.samples is not None:
+            return count < max(self.samples, 1)
+        if count < MIN_SAMPLES:
+            return True
+        if count >= cap:
+            return False
+        now = time.perf_counter()
+        return now + (now - self.start) / count <= self.stop
+
+
+def choose(
+    rules: Rules,
+    view: View,
+    legal: list[Action],
+    rng: Rng,
+    samples: int | None = None,
+    budget: float | None = None,
+) -> Action:
+    """The expert's action for a view with more than one legal action."""
+    phase = str(view.get("phase"))
+    deadline = Deadline(budget_seconds() if budget is None else budget, samples)
+    if phase == "play":
+        return choose_play(rules, view, legal, rng, deadline)
+    if phase == "bid":
+        return choose_bid(rules, view, legal, rng, deadline)
+    decide = advanced.DECISIONS.get(phase)
+    return legal[0] if decide is None else decide(rules, view, legal, rng)
+
+
+# ---------------------------------------------------------------------------------------
+# Bidding by simulation.
+
+
+def choose_bid(
+    rules: Rules, view: View, legal: list[Action], rng: Rng, deadline: Deadline
+) -> Action:
+    """The legal bid whose imagined hands score best; ties go to the advanced bid."""
+    state = seat_state(rules, view, rng)
+    anchor = advanced.choose_bid(rules, view, legal, rng)["bid"]
+    candidates = _bid_candidates(rules, view, state, legal, anchor)
+    if len(candidates) == 1:
+        return {"type": "bid", "bid": candidates[0]}
+    rng = rng or random.Random(view_seed(view))
+    unseen = list(state.unseen.elements())
+    hidden = [s for s in range(state.players) if s != state.seat]
+    sizes = view.get("hand_sizes") or hand_sizes(state)
+    weights = holding_weights(state, view, hidden)
+    strong = strong_cards(rules.deck)
+    totals = dict.fromkeys(candidates, 0.0)
+    nil_made = 0
+    count = 0
+    while deadline.more(count, MAX_BID_SAMPLES):
+        deal = deal_hidden(
+            rng, unseen, hidden, sizes, state.voids, state.order.suit, strong, weights
+        )
+        deal[state.seat] = list(state.hand)
+        for bid in candidates:
+            bids = _imagined_bids(rules, view, state, deal, bid)
+            tricks, value = _play_out(rules, view, state, deal, bids)
+            totals[bid] += value
+            if bid == 0:
+                nil_made += tricks[state.seat] == 0
+        count += 1
+    if 0 in totals and nil_made < NIL_MIN_MADE * count:
+        del totals[0]
+    best = max(totals.values())
+    tied = [bid for bid, total in totals.items() if total >= best - 1e-9]
+    chosen = anchor if anchor in tied else tied[0]
+    floor = _set_floor(rules, view, state, anchor)
+    if floor is not None and chosen < floor:
+        chosen = min((n for n in candidates if n >= floor), default=chosen)
+    return {"type": "bid", "bid": chosen}
+
+
+def _set_floor(rules: Rules, view: View, state: SeatState, anchor: int) -> int | None:
+    """Bidding last against a side that wins the game by making its contract: the
+    lowest bid that lifts the table past the tricks there are, so that they cannot
+    make it unless we are set too (None when no such bid is within SET_REACH of the
+    hand's own number, or nobody is about to win)."""
+    if any(state.bids[s] is None for s in range(state.players) if s != state.seat):
+        return None
+    scores = view.get("scores") or []
+    target = int(view.get("target_score") or rules.target_score)
+    mine = state.sides.index(state.side_of(state.seat))
+    threats = [
+        state.need(side)
+        for index, side in enumerate(state.sides)
+        if index != mine
+        and index < len(scores)
+        and state.need(side) > 0
+        and int(scores[index]["score"]) + 10 * state.need(side) >= target
+    ]
+    if not threats:
+        return None
+    others = sum(state.need(side) for i, side in enumerate(state.sides) if i != mine)
+    if rules.bidding == "team":
+        floor = rules.hand_size + 1 - others
+    else:
+        partners = sum(b for s in state.teammates if isinstance(b := state.bids[s], int))
+        floor = rules.hand_size + 1 - others - partners
+    return floor if floor <= anchor + SET_REACH else None
+
+
+def _bid_candidates(
+    rules: Rules, view: View, state: SeatState, legal: list[Action], anchor: int
+) -> list[int]:
+    numbers = {action["bid"] for action in legal}
+    wanted = set(range(anchor - BIDS_BELOW, anchor + BIDS_ABOVE + 1))
+    if rules.ten_for_two_hundred:
+        partner = sum(b for s in state.teammates if isinstance(b := state.bids[s], int))
+        wanted.add(10 if rules.bidding == "team" else 10 - partner)
+    wanted.discard(0)
+    hand = view.get("hand") or []
+    if (
+        hand_strength(hand, rules.deck, rules.players) <= NIL_TRY_STRENGTH
+        and nil_danger(hand, rules.deck, rules.players) <= NIL_TRY_DANGER
+    ):
+        wanted.add(0)
+    if 0 in numbers and anchor == 0:
+        wanted.add(0)
+    found = sorted(numbers & wanted)
+    return found or [anchor]
+
+
+def _imagined_bids(
+    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bid: int
+) -> list[Any]:
+    """Every seat's bid: those made, this seat's ``bid``, and for the seats still to
+    bid the basic count of their imagined hand (in team bidding, on top of a partner's
+    number)."""
+    bids = list(state.bids)
+    bids[state.seat] = bid
+    n = state.players
+    dealer = view.get("dealer")
+    first = ((dealer if isinstance(dealer, int) else 0) + 1) % n
+    slope, intercept = basic.TRICKS_FROM_STRENGTH[n]
+    order = [(first + k) % n for k in range(n)]
+    for seat in order:
+        if bids[seat] is not None:
+            continue
+        side = state.side_of(seat)
+        margin = basic.BID_MARGIN_PARTNERS if len(side) > 1 else basic.BID_MARGIN_SOLO
+        strength = hand_strength([card_code(c) for c in deal[seat]], rules.deck, n)
+        own = max(int(slope * strength + intercept + 0.5 - margin), 1)
+        if rules.bidding == "team":
+            own += sum(b for s in side if s != seat and isinstance(b := bids[s], int))
+        bids[seat] = max(own, rules.min_team_bid)
+    return bids
+
+
+def _play_out(
+    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Any]
+) -> tuple[tuple[int, ...], float]:
+    """The tricks the rollout policy takes on the deal with these bids, and their worth."""
+    imagined = dataclasses.replace(state, bids=bids, contracts=None)
+    sim = HuntingRollout(imagined, view)
+    hands = [list(h) for h in deal]
+    leader = _first_leader(rules, view, hands)
+    tricks = sim.rollout(
+        hands, [], [0] * state.players, False, leader, suit_tops(state.order, hands)
+    )
+    return tricks, sim.utility(tricks)
+
+
+def _first_leader(rules: Rules, view: View, hands: list[list[int]]) -> int:
+    n = rules.players
+    dealer = view.get("dealer")
+    left = ((dealer if isinstance(dealer, int) else 0) + 1) % n
+    if rules.first_lead != "two_clubs":
+        return left
+    suit, power = card_order(rules.deck).suit, card_order(rules.deck).power
+    lowest = [
+        (min(power[c] for c in hands[seat] if suit[c] == CLUBS), k, seat)
+        for k, seat in enumerate((left + k) % n for k in range(n))
+        if any(suit[c] == CLUBS for c in hands[seat])
+    ]
+    return min(lowest)[2] if lowest else left
+
+
+# ---------------------------------------------------------------------------------------
+# Card play: imagined deals weighted by what the play has shown, solved exactly at the end.
+
+
+def choose_play(
+    rules: Rules, view: View, legal: list[Action], rng: Rng, deadline: Deadline
+) -> Action:
+    """The distinct legal card whose imagined deals score best; ties go to the basic
+    level's card."""
+    state = seat_state(rules, view, rng)
+    if not state.played and rules.first_lead == "lowest_club":
+        return basic.choose_play(rules, view, legal, rng)
+    cards = [card_index(action["card"]) for action in legal]
+    candidates = _distinct_cards(state, cards)
+    if len(candidates) == 1:
+        return legal[cards.index(candidates[0])]
+    basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
+    basic_group = next(c for c in candidates if _same_group(state, c, basic_card))
+    rng = rng or random.Random(view_seed(view))
+    sizes = view.get("hand_sizes") or hand_sizes(state)
+    hidden = [s for s in range(state.players) if s != state.seat]
+    unseen = list(state.unseen.elements())
+    strong = strong_cards(rules.deck)
+    weights = holding_weights(state, view, hidden)
+    reads = _reads(state)
+    sim = HuntingRollout(state, view)
+    exact = len(state.hand) <= EXACT_TRICKS.get(rules.players, 0)
+    solver = Endgame(sim)
+    totals = [0.0] * len(candidates)
+    count = 0
+    while deadline.more(count, MAX_PLAY_SAMPLES):
+        deal = deal_hidden(
+            rng, unseen, hidden, sizes, state.voids, state.order.suit, strong, weights
+        )
+        deal[state.seat] = list(state.hand)
+        weight = _likelihood(state.order.suit, state.order.power, deal, reads)
+        for i, card in enumerate(candidates):
+            totals[i] += weight * _card_value(state, sim, solver, deal, card, exact)
+        count += 1
+    best = max(totals)
+    tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
+    chosen = basic_group if basic_group in tied else tied[0]
+    return legal[cards.index(chosen)]
+
+
+def _card_value(
+    state: SeatState, sim: Rollout, solver: Endgame, deal: list[list[int]], card: int, exact: bool
+) -> float:
+    hands = [list(h) for h in deal]
+    hands[state.seat].remove(card)
+    trick = [*state.trick, (state.seat, card)]
+    broken = sim.broken or state.order.suit[card] == SPADES
+    next_seat = (state.seat + 1) % state.players
+    if exact:
+        try:
+            return solver.value(hands, trick, list(state.tricks_won), broken, next_seat)
+        except SearchTooBig:
+            hands = [list(h) for h in deal]
+            hands[state.seat].remove(card)
+    tops = suit_tops(state.order, hands)
+    tricks = sim.rollout(hands, trick, list(state.tricks_won), broken, next_seat, tops)
+    return sim.utility(tricks)
+
+
+# A read: (seat, suit, low, high, weight): the seat most likely holds no card of the suit
+# with a power from low to high; a deal where it does counts ``weight`` times.
+Read = tuple[int, int, int, int, float]
+
+
+def _reads(state: SeatState) -> list[Read]:
+    """What the finished tricks (and the one on the table) say about the hidden hands."""
+    reads: list[Read] = []
+    order = state.order
+    n = state.players
+    plays = state.played + state.trick
+    for start in range(0, len(plays), n):
+        cards = plays[start : start + n]
+        led = order.suit[cards[0][1]]
+        if start == 0 and state.rules.first_lead == "lowest_club":
+            continue  # the first trick's cards are forced
+        for position in range(1, len(cards)):
+            seat, card = cards[position]
+            if seat == state.seat or order.suit[card] != led:
+                continue
+            reads.extend(_reads_of_follow(state, cards[:position], seat, card, led))
+    return reads
+
+
+def _reads_of_follow(
+    state: SeatState, before: list[tuple[int, int]], seat: int, card: int, led: int
+) -> list[Read]:
+    order = state.order
+    keys = order.win_key[led]
+    winner, best = max(before, key=lambda play: keys[play[1]])
+    power = order.power[card]
+    if keys[card] > keys[best]:
+        return []
+    top = order.power[best] if order.suit[best] == led else 99
+    if state.bids[seat] in (0, "blind_nil"):
+        # A nil ducks with its highest card under the winner: none lies between.
+        return [(seat, led, power + 1, top - 1, NIL_DUCK_READ)]
+    my_side = state.side_of(seat)
+    if winner in my_side:
+        if before[0][0] in my_side and power <= LOW_POWER:
+            return [(seat, led, HONOUR_POWER, 99, NO_HONOUR_READ)]
+        return []
+    partners_after = any(
+        s in my_side for s in _seats_after_in_trick(state, before[0][0], len(before))
+    )
+    if not partners_after and order.suit[best] == led:
+        return [(seat, led, top + 1, 99, CANNOT_BEAT_READ)]
+    return []
+
+
+def _seats_after_in_trick(state: SeatState, leader: int, played: int) -> list[int]:
+    n = state.players
+    return [(leader + k) % n for k in range(played + 1, n)]
+
+
+def _likelihood(
+    suit: list[int], power: list[int], deal: list[list[int]], reads: list[Read]
+) -> float:
+    weight = 1.0
+    for seat, read_suit, low, high, factor in reads:
+        if any(suit[c] == read_suit and low <= power[c] <= high for c in deal[seat]):
+            weight *= factor
+    return weight
