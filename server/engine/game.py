@@ -365,6 +365,15 @@ class Game:
         the exchange. A seat that still owes its blind nil decision sees ``hand: None``.
         ``seat`` echoes the viewer (``None`` for a spectator).
 
+        ``legal`` is ``legal(seat)``, except in the pass: one ``{"type": "pass",
+        "count": n}`` (pass any n cards of your hand) instead of every set of cards.
+
+        ``contracts``: one entry per side, each side's contract (``side_contract``: the
+        sum of its non-nil bids, under team bidding the larger; 0 for a side of nils) as
+        soon as all its seats have bid, None for a side still bidding; the whole list is
+        None while no side has finished bidding (a new hand starts so). It stays through
+        the play, and after the last hand of the game.
+
         >>> game = Game(Rules.preset("two_player"), seed=3, dealer=0)
         >>> view = game.view(1)
         >>> view["draw_card"] is not None, game.view(0)["draw_card"], game.view(None)["hand"]

@@ -35,7 +35,7 @@ def test_individual_contract_is_the_sum_of_non_nil_bids():
     assert game.view(None)["contracts"] == [7, 5]
 
 
-def test_contracts_are_hidden_while_bidding():
+def test_no_contract_before_a_side_has_finished_bidding():
     game = Game(STANDARD, seed=1, dealer=3)
     bid(game, 0, 3)
     view = game.view(1)
