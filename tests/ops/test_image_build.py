@@ -246,7 +246,9 @@ def test_image_runs_as_non_root_on_sqlite_in_a_volume_and_plays_a_move(images):
         assert podman("exec", name, "id", "-u").stdout.strip() == "10001"
         status = podman("exec", name, "cat", "/proc/1/status").stdout
         assert re.search(r"^Uid:\s+10001\s", status, re.M), "PID 1 (the server) is not root"
-        assert podman("exec", name, "python", "-c", "import server; print(server.__file__)").stdout
+        imported = podman("exec", name, "python", "-c", "import server; print(server.__file__)")
+        assert imported.stdout.strip().endswith("-packages/server/__init__.py"), "installed"
+        podman("exec", name, "test", "!", "-e", "/app/server")  # no source tree is copied
         assert podman("healthcheck", "run", name, check=False).returncode == 0
         lobby = httpx.get(f"{base}/", timeout=10)
         assert lobby.status_code == 200 and "<html" in lobby.text.lower(), "web/ is in the image"
