@@ -33,7 +33,7 @@ def nil_hunter(
     if view.get("phase") == "play" and len(legal) > 1:
         targets = _clean_nils(rules, view)
         if targets:
-            return _hunt(rules, view, legal, targets)
+            return _hunt(rules, view, legal, targets, samples)
     return choose_action(rules, view, "advanced", rng, samples=samples)
 
 
@@ -47,7 +47,13 @@ def _clean_nils(rules: Rules, view: dict[str, Any]) -> list[int]:
     ]
 
 
-def _hunt(rules: Rules, view: dict[str, Any], legal: list[Action], targets: list[int]) -> Action:
+def _hunt(
+    rules: Rules,
+    view: dict[str, Any],
+    legal: list[Action],
+    targets: list[int],
+    samples: int | None,
+) -> Action:
     order = card_order(rules.deck)
     cards = [action["card"] for action in legal]
 
@@ -81,7 +87,7 @@ def _hunt(rules: Rules, view: dict[str, Any], legal: list[Action], targets: list
         ]
         if losers:
             return legal[cards.index(max(losers, key=power))]
-    return choose_action(rules, view, "advanced")
+    return choose_action(rules, view, "advanced", samples=samples)
 
 
 def _voids(view: dict[str, Any], suit: Any) -> dict[int, set[int]]:

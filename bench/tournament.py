@@ -7,7 +7,7 @@ Run: ``.venv/bin/python bench/tournament.py expert advanced [--games 40]
 
 A bot is a level name (``basic``, ``advanced``, ...: ``choose_action(rules, view, level,
 rng, samples=...)``) or ``package.module:function``, a function with the signature of
-``choose_action`` called as ``function(rules, view, rng=rng)`` (for example
+``choose_action`` called as ``function(rules, view, rng=rng, samples=samples)`` (for example
 ``bench.opponents:nil_hunter``).
 
 Duplicate: bot A holds one side, bot B every other side, and each deal seed is played
@@ -87,7 +87,7 @@ def resolve(bot: str, samples: int | None) -> Decide:
     if ":" in bot:
         module, name = bot.split(":", 1)
         function = getattr(importlib.import_module(module), name)
-        return lambda rules, view, rng: function(rules, view, rng=rng)
+        return lambda rules, view, rng: function(rules, view, rng=rng, samples=samples)
     if bot not in BOT_LEVELS:
         raise SystemExit(f"unknown bot {bot!r}: a level ({', '.join(BOT_LEVELS)}) or module:fn")
     return lambda rules, view, rng: choose_action(rules, view, bot, rng, samples=samples)

@@ -45,6 +45,25 @@ RUNS = {
             r"errors relay: 0",
         ],
     ),
+    "tournament": (
+        [
+            "expert",
+            "bench.opponents:nil_hunter",
+            "--games",
+            "2",
+            "--samples",
+            "2",
+            "--target",
+            "100",
+            "--presets",
+            "standard",
+        ],
+        [
+            r"expert won \d+/2 = [\d.]+% \(95% CI [\d.]+%-[\d.]+%\)",
+            r"expert: points per hand -?[\d.]+, bags per hand [\d.]+, nils made \d+/\d+",
+            r"expert play decisions \(\d+\): wall median [\d.]+ ms, p99 [\d.]+ ms; CPU",
+        ],
+    ),
     "lobby": (
         ["--tables", "2", "--moves", "5"],
         [r"lobby \(summary query\)\s+2 tables listed", r"[\d.]+ KiB per room"],

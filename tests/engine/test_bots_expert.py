@@ -1,0 +1,180 @@
+"""The expert bot: always legal, sees only its own view, keeps to its time budget, and
+its exact endgame search agrees with a search of every line.
+
+Its bidding and the classic complaints are in test_bot_complaints.py; its strength is
+measured by bench/tournament.py (too slow for a test).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from typing import Any
+
+import pytest
+
+from server.engine import Game, Rules
+from server.engine.bots import BOT_LEVELS, choose_action
+from server.engine.bots.expert import BUDGET_VARIABLE, bag_debt, budget_seconds
+from server.engine.bots.expert_endgame import Endgame
+from server.engine.bots.knowledge import seat_state
+from server.engine.bots.rollout import Rollout
+from server.engine.cards import SPADES, card_index, taking
+from tests.engine.bot_games import LEGALITY_CASES, game_phases, play_game
+from tests.engine.stacking import bid_all, stacked_game
+
+STANDARD = Rules.preset("standard")
+
+
+def test_expert_is_a_level() -> None:
+    assert BOT_LEVELS == ("basic", "advanced", "expert")
+
+
+@pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
+def test_expert_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any]) -> None:
+    rules = Rules.preset(preset, target_score=300, **overrides)
+    asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
+    everyone = dict.fromkeys(range(rules.players), "expert")
+    game, phases = play_game(
+        rules, 13, everyone, force_blind_nil=asked_every_hand, max_hands=2, samples=2
+    )
+    assert game.hand_results
+    assert game_phases(rules, asked_every_hand) <= phases
+
+
+def test_choice_depends_only_on_the_view() -> None:
+    """Two deals that look the same from seat 0 (its cards, the bids, the first lead)
+    but differ elsewhere get the same card, with the same rng or with none."""
+    hands = {0: "AH 7H 3H KD 9D 4D QC 8C 2C AS 9S 5S 3S", 3: "2H 4H 5H 6H 8H 9H TH JH QH KH"}
+    games = [
+        stacked_game(STANDARD, hands, dealer=2),
+        stacked_game(STANDARD, {**hands, 1: "KS QS JS TS 8S 7S 6S 4S 2S JD QD AD AC"}, dealer=2),
+    ]
+    views = []
+    for game in games:
+        bid_all(game, {3: 3, 0: 4, 1: 3, 2: 3})
+        game.act(3, {"type": "play", "card": "9H"})
+        views.append(game.view(0))
+    assert games[0].view(1)["hand"] != games[1].view(1)["hand"]
+    assert views[0] == views[1]
+    seeded = [choose_action(STANDARD, v, "expert", random.Random(3), samples=16) for v in views]
+    unseeded = [choose_action(STANDARD, v, "expert", samples=16) for v in views]
+    assert seeded[0] == seeded[1] and unseeded[0] == unseeded[1]
+
+
+def test_budget_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BUDGET_VARIABLE, raising=False)
+    assert budget_seconds() == 0.150
+    monkeypatch.setenv(BUDGET_VARIABLE, "40")
+    assert budget_seconds() == 0.040
+
+
+def test_a_decision_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a 30 ms budget every decision of a hand stops imagining in time: its CPU
+    time (never more than its wall time) stays under the budget plus one deal's
+    overrun, asserted with head room for a busy machine."""
+    monkeypatch.setenv(BUDGET_VARIABLE, "30")
+    game = Game(STANDARD, seed=5)
+    rng = random.Random(5)
+    spent: list[float] = []
+    while not game.hand_results:
+        seat = game.turn[0]
+        view = game.view(seat)
+        start = time.process_time()
+        action = choose_action(STANDARD, view, "expert", rng)
+        if len(view["legal"]) > 1:
+            spent.append(time.process_time() - start)
+        game.act(seat, action)
+    assert max(spent) < 0.030 + 0.060
+
+
+def test_bag_debt_grows_with_the_square_of_the_bags() -> None:
+    assert bag_debt(STANDARD, 0) == 0
+    assert bag_debt(STANDARD, 5) == 25
+    assert bag_debt(STANDARD, 9) == 81
+    assert bag_debt(Rules.preset("standard", bags=False), 9) == 0
+
+
+def every_line_value(
+    sim: Rollout,
+    hands: list[list[int]],
+    trick: list[tuple[int, int]],
+    won: list[int],
+    broken: bool,
+    seat: int,
+) -> float:
+    """The same endgame by plain minimax over every legal card (no pruning, no runs)."""
+    if len(trick) == sim.n:
+        winner, _ = taking(trick, sim.win_key[sim.suit[trick[0][1]]], sim.later_wins)
+        won = [w + (s == winner) for s, w in enumerate(won)]
+        if not hands[winner]:
+            return sim.utility(tuple(won))
+        trick, seat = [], winner
+    hand = hands[seat]
+    if trick:
+        legal = [c for c in hand if sim.suit[c] == sim.suit[trick[0][1]]] or hand
+    else:
+        legal = [c for c in hand if broken or sim.suit[c] != SPADES] or hand
+    values = []
+    for card in set(legal):
+        rest = [list(h) for h in hands]
+        rest[seat].remove(card)
+        values.append(
+            every_line_value(
+                sim,
+                rest,
+                [*trick, (seat, card)],
+                won,
+                broken or sim.suit[card] == SPADES,
+                (seat + 1) % sim.n,
+            )
+        )
+    return max(values) if sim.side_of[seat] == sim.my_side else min(values)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_endgame_search_agrees_with_every_line(seed: int) -> None:
+    """Four tricks left in a randomly played deal with the bids 3-3-3-3, valued for
+    seat 0: the alpha-beta search over runs gives the value of plain minimax."""
+    game = Game(STANDARD, seed=seed)
+    bid_all(game, dict.fromkeys(range(4), 3))
+    rng = random.Random(seed)
+    while game.view(0)["trick"] or len(game.view(0)["hand"]) > 4:
+        seat = game.turn[0]
+        game.act(seat, rng.choice(game.legal(seat)))
+    leader = game.turn[0]
+    view = game.view(0)
+    state = seat_state(STANDARD, view, None)
+    sim = Rollout(state, view)
+    hands = [[card_index(c) for c in game.view(s)["hand"]] for s in range(4)]
+    won = list(view["tricks_won"])
+    broken = bool(view["spades_broken"])
+    expected = every_line_value(sim, [list(h) for h in hands], [], won, broken, leader)
+    assert Endgame(sim).value([list(h) for h in hands], [], won, broken, leader) == expected
+
+
+def test_a_sparse_view_with_a_nil_duck_gets_a_legal_card() -> None:
+    """A hand-built view without hand sizes, scores or contracts, whose finished tricks
+    hold a nil's ducks (reads the look-ahead weighs its deals by): a legal card, the
+    same one for the same rng."""
+    view = {
+        "phase": "play",
+        "seat": 0,
+        "turn": [0],
+        "hand": ["KH", "TH", "2H", "5C", "9D"],
+        "bids": [4, 0, 4, 3],
+        "tricks_won": [2, 0, 0, 0],
+        "trick": [{"seat": 3, "card": "5H"}, {"seat": 1, "card": "3H"}, {"seat": 2, "card": "4H"}],
+        "played": [
+            {"seat": s, "card": c}
+            for s, c in itertools.chain(
+                [(0, "AD"), (1, "8D"), (2, "3D"), (3, "4D")],
+                [(0, "AC"), (1, "9C"), (2, "4C"), (3, "6C")],
+            )
+        ],
+        "legal": [{"type": "play", "card": c} for c in ("KH", "TH", "2H")],
+    }
+    first = choose_action(STANDARD, view, "expert", random.Random(2), samples=12)
+    assert first["card"] in ("KH", "TH", "2H")
+    assert choose_action(STANDARD, view, "expert", random.Random(2), samples=12) == first
