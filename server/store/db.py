@@ -18,12 +18,14 @@ at BEGIN, never by upgrading a read, and the busy timeout is left for another pr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
@@ -62,22 +64,29 @@ def ensure_sqlite_directory(url: str) -> None:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
+def json_text(value: Any) -> str:
+    """A JSON column's text, by orjson (several times faster than `json.dumps` on a game
+    snapshot); integer keys become strings, as `json.dumps` makes them."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def create_engine(url: str) -> AsyncEngine:
     """An AsyncEngine for `url`; SQLite connections get WAL mode, a busy timeout and
-    `BEGIN IMMEDIATE` (see the module's docstring).
+    `BEGIN IMMEDIATE` (see the module's docstring). JSON columns go through orjson.
 
     `hide_parameters`: a database error must not quote a game snapshot (every hand) or a
     token hash into a log line."""
+    json = {"json_serializer": json_text, "json_deserializer": orjson.loads}
     if is_sqlite(url):
         # sqlite3's own transaction control stays (a SELECT opens no transaction, so no
         # reader holds a snapshot it would have to upgrade to write), but the BEGIN it
         # emits before the first INSERT/UPDATE/DELETE is `BEGIN IMMEDIATE`.
         engine = create_async_engine(
-            url, hide_parameters=True, connect_args={"isolation_level": "IMMEDIATE"}
+            url, hide_parameters=True, connect_args={"isolation_level": "IMMEDIATE"}, **json
         )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_pre_ping=True, hide_parameters=True)
+    return create_async_engine(url, pool_pre_ping=True, hide_parameters=True, **json)
 
 
 # One lock per SQLite file and event loop: the writers of this process queue on it.
@@ -93,6 +102,14 @@ def sqlite_write_lock(engine: AsyncEngine) -> asyncio.Lock:
     key = database if database == ":memory:" else str(Path(database).resolve())
     locks = _WRITE_LOCKS.setdefault(asyncio.get_running_loop(), {})
     return locks.setdefault(key, asyncio.Lock())
+
+
+def write_lock(engine: AsyncEngine) -> AbstractAsyncContextManager[Any]:
+    """What a write transaction on `engine` waits for first: the SQLite file's lock in this
+    process (`sqlite_write_lock`); nothing for PostgreSQL, whose rows lock themselves."""
+    if engine.dialect.name == "sqlite":
+        return sqlite_write_lock(engine)
+    return contextlib.nullcontext()
 
 
 class SerialWriteSessions(async_sessionmaker[AsyncSession]):

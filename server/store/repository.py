@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, func, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy import CursorResult, Table, bindparam, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
 
 from server.engine import Rules
+from server.store.batch import Ambiguous, GroupCommit, Outcomes
 from server.store.db import session_factory
 from server.store.models import (
     ActionRow,
@@ -33,6 +34,36 @@ from server.store.models import (
 
 class VersionConflict(Exception):
     """The table changed under us (another process wrote first)."""
+
+
+# The write path uses Core statements on the tables themselves: no unit of work, no
+# identity map, no evaluation of an UPDATE against loaded objects.
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+HANDS: Table = HandRow.__table__  # type: ignore[assignment]
+
+BUMP_ACTION = (
+    update(TABLES)
+    .where(TABLES.c.id == bindparam("b_id"), TABLES.c.version == bindparam("b_old"))
+    .values(
+        version=bindparam("b_new"), status=bindparam("b_status"), deadline=bindparam("b_deadline")
+    )
+)
+WRITE_SEAT = (
+    update(SEATS)
+    .where(SEATS.c.table_id == bindparam("b_table"), SEATS.c.seat == bindparam("b_seat"))
+    .values(
+        name=bindparam("b_name"),
+        token_hash=bindparam("b_token_hash"),
+        bot=bindparam("b_bot"),
+        connected=bindparam("b_connected"),
+        autoplay=bindparam("b_autoplay"),
+        autoplay_reason=bindparam("b_autoplay_reason"),
+        timeouts=bindparam("b_timeouts"),
+    )
+)
 
 
 @dataclass
@@ -236,6 +267,7 @@ class TableStore:
         self.engine = engine
         self.sessions = session_factory(engine)
         self.chat_history = chat_history
+        self._actions = GroupCommit(engine, write_actions)
 
     async def create_table(
         self,
@@ -436,8 +468,8 @@ class TableStore:
         """Raise the table's version from `old` by one; the new version."""
         new = old + 1
         result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
-            update(TableRow)
-            .where(TableRow.id == table_id, TableRow.version == old)
+            update(TABLES)
+            .where(TABLES.c.id == table_id, TABLES.c.version == old)
             .values(version=new, **fields)
         )
         if result.rowcount != 1:
@@ -456,20 +488,8 @@ class TableStore:
 
     @staticmethod
     async def _write_seats(session: AsyncSession, table_id: str, seats: list[SeatRecord]) -> None:
-        for seat in seats:
-            await session.execute(
-                update(SeatRow)
-                .where(SeatRow.table_id == table_id, SeatRow.seat == seat.seat)
-                .values(
-                    name=seat.name,
-                    token_hash=seat.token_hash,
-                    bot=seat.bot,
-                    connected=seat.connected,
-                    autoplay=seat.autoplay,
-                    autoplay_reason=seat.autoplay_reason,
-                    timeouts=seat.timeouts,
-                )
-            )
+        if seats:
+            await session.execute(WRITE_SEAT, [seat_params(table_id, seat) for seat in seats])
 
     async def start_game(
         self,
@@ -505,44 +525,9 @@ class TableStore:
 
     async def record_action(self, write: ActionWrite) -> int:
         """Append one accepted action, its snapshot and any finished hands, atomically;
-        the table's new version."""
-        async with self.sessions.begin() as session:
-            new = await self._bump(
-                session,
-                write.table_id,
-                write.old_version,
-                status=write.status,
-                deadline=write.deadline,
-            )
-            await self._write_seats(session, write.table_id, write.seats)
-            session.add(
-                ActionRow(
-                    game_id=write.game_id,
-                    seq=write.seq,
-                    seat=write.seat,
-                    action=write.action,
-                    version=new,
-                    cause=write.cause,
-                )
-            )
-            game_fields: dict[str, Any] = {}
-            if write.snapshot is not None:
-                game_fields |= {"snapshot": write.snapshot, "snapshot_seq": write.seq}
-            if write.winner is not None or write.status == "over":
-                game_fields |= {
-                    "winner": write.winner,
-                    "final_scores": write.final_scores,
-                    "finished": utcnow(),
-                }
-            if game_fields:
-                await session.execute(
-                    update(GameRow).where(GameRow.id == write.game_id).values(**game_fields)
-                )
-            for offset, hand in enumerate(write.new_hands):
-                session.add(
-                    HandRow(game_id=write.game_id, number=write.first_hand_number + offset, **hand)
-                )
-        return new
+        the table's new version. Committed together with the actions of other tables
+        that arrive meanwhile (`server.store.batch`), answered once committed."""
+        return await self._actions.submit(write)
 
     async def add_chat(
         self, table_id: str, old: int, seat: int | None, name: str, text: str
@@ -590,3 +575,100 @@ class TableStore:
             await session.execute(
                 update(SeatRow).where(SeatRow.connected.is_(True)).values(connected=False)
             )
+
+
+def seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
+    return {
+        "b_table": table_id,
+        "b_seat": seat.seat,
+        "b_name": seat.name,
+        "b_token_hash": seat.token_hash,
+        "b_bot": seat.bot,
+        "b_connected": seat.connected,
+        "b_autoplay": seat.autoplay,
+        "b_autoplay_reason": seat.autoplay_reason,
+        "b_timeouts": seat.timeouts,
+    }
+
+
+async def write_actions(connection: AsyncConnection, writes: list[ActionWrite]) -> Outcomes:
+    """Write a batch of accepted actions of different tables on one open transaction: each
+    its table's version bump, its seats, its log row, its snapshot and finished hands; the
+    new version of each, or VersionConflict for one whose table moved on (it writes
+    nothing else). A handful of statements whatever the batch's size: one executemany per
+    kind of row."""
+    landed = await _bump_versions(connection, writes)
+    done = [write for write, outcome in zip(writes, landed, strict=True) if outcome is not None]
+    seats = [seat_params(write.table_id, seat) for write in done for seat in write.seats]
+    if seats:
+        await connection.execute(WRITE_SEAT, seats)
+    if done:
+        await connection.execute(insert(ACTIONS), [_log_row(write) for write in done])
+    for write in done:
+        fields = _game_fields(write)
+        if fields:
+            await connection.execute(
+                update(GAMES).where(GAMES.c.id == write.game_id).values(**fields)
+            )
+    hands = [
+        {"game_id": write.game_id, "number": write.first_hand_number + offset, **hand}
+        for write in done
+        for offset, hand in enumerate(write.new_hands)
+    ]
+    if hands:
+        await connection.execute(insert(HANDS), hands)
+    return [
+        VersionConflict(write.table_id) if version is None else version
+        for write, version in zip(writes, landed, strict=True)
+    ]
+
+
+async def _bump_versions(
+    connection: AsyncConnection, writes: list[ActionWrite]
+) -> list[int | None]:
+    """Raise each write's table version by one where it still is the write's old version;
+    the new versions (None where the table moved on). One executemany where the driver
+    counts its rows (SQLite), else one UPDATE per write."""
+    params = [
+        {
+            "b_id": write.table_id,
+            "b_old": write.old_version,
+            "b_new": write.old_version + 1,
+            "b_status": write.status,
+            "b_deadline": write.deadline,
+        }
+        for write in writes
+    ]
+    if len(writes) > 1 and connection.dialect.supports_sane_multi_rowcount:
+        result = await connection.execute(BUMP_ACTION, params)
+        if result.rowcount != len(writes):
+            raise Ambiguous()
+        return [write.old_version + 1 for write in writes]
+    landed: list[int | None] = []
+    for write, one in zip(writes, params, strict=True):
+        result = await connection.execute(BUMP_ACTION, one)
+        landed.append(write.old_version + 1 if result.rowcount == 1 else None)
+    return landed
+
+
+def _log_row(write: ActionWrite) -> dict[str, Any]:
+    return {
+        "game_id": write.game_id,
+        "seq": write.seq,
+        "seat": write.seat,
+        "action": write.action,
+        "version": write.old_version + 1,
+        "cause": write.cause,
+        "at": utcnow(),
+    }
+
+
+def _game_fields(write: ActionWrite) -> dict[str, Any]:
+    """What an action changes in its game's row: the snapshot after a finished hand, the
+    result once the game is over."""
+    fields: dict[str, Any] = {}
+    if write.snapshot is not None:
+        fields |= {"snapshot": write.snapshot, "snapshot_seq": write.seq}
+    if write.winner is not None or write.status == "over":
+        fields |= {"winner": write.winner, "final_scores": write.final_scores, "finished": utcnow()}
+    return fields

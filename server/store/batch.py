@@ -1,0 +1,95 @@
+"""Group commit: the accepted actions of many tables written by one task, in one transaction.
+
+An action's writer hands it to `GroupCommit.submit` and waits for its own answer. One task
+per event loop takes every write waiting at that moment and commits them together; writes
+that arrive meanwhile wait for the next transaction. So under load a transaction carries
+many actions (one BEGIN and one COMMIT, one INSERT for all their log rows), and when the
+tables are quiet each action still commits at once, alone. Each caller learns of its own
+commit only once the transaction has landed: it broadcasts after its own commit, never
+before.
+
+A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
+tell which of its writes conflicted) is rolled back and its writes are committed again
+one by one, so that one bad write fails only its own table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from server.store.db import write_lock
+
+Write = TypeVar("Write")
+# What a batch's writes answer, in order: each write's new version, or the exception it
+# must raise to its caller (a VersionConflict).
+Outcomes = list[int | Exception]
+
+# The most writes one transaction carries; more wait for the next one.
+MAX_BATCH = 256
+
+
+class Ambiguous(Exception):
+    """A batch cannot tell which of its writes did not land (a multi-row UPDATE matched
+    fewer rows than it has writes): commit them one by one to find out."""
+
+
+class GroupCommit(Generic[Write]):
+    """The one writer task of `engine` for one kind of write; `write_all` writes a batch
+    on an open transaction and answers each write's outcome."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        write_all: Callable[[AsyncConnection, list[Write]], Awaitable[Outcomes]],
+    ) -> None:
+        self.engine = engine
+        self.write_all = write_all
+        self._waiting: list[tuple[Write, asyncio.Future[int]]] = []
+        self._writer: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.writes = 0
+
+    async def submit(self, write: Write) -> int:
+        """Commit `write` with whatever else is waiting; its new version once committed."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[int] = loop.create_future()
+        self._waiting.append((write, answer))
+        if self._writer is None or self._writer.done():
+            # The task ends when nothing waits: no task outlives the writes (nor its loop).
+            self._writer = loop.create_task(self._drain())
+        # Shielded: a caller cancelled while its batch commits does not cancel the batch.
+        return await asyncio.shield(answer)
+
+    async def _drain(self) -> None:
+        while self._waiting:
+            batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
+            await self._commit(batch)
+
+    async def _commit(self, batch: list[tuple[Write, asyncio.Future[int]]]) -> None:
+        try:
+            async with write_lock(self.engine), self.engine.begin() as connection:
+                outcomes = await self.write_all(connection, [write for write, _ in batch])
+        except Exception as failure:
+            if len(batch) == 1:
+                _settle(batch[0][1], failure)
+                return
+            for one in batch:  # alone, so that a failure is its own write's
+                await self._commit([one])
+            return
+        self.batches += 1
+        self.writes += len(batch)
+        for (_write, answer), outcome in zip(batch, outcomes, strict=True):
+            _settle(answer, outcome)
+
+
+def _settle(answer: asyncio.Future[int], outcome: int | BaseException) -> None:
+    if answer.done():
+        return
+    if isinstance(outcome, BaseException):
+        answer.set_exception(outcome)
+    else:
+        answer.set_result(outcome)

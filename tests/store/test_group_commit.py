@@ -1,0 +1,102 @@
+"""Group commit: actions of many tables share a transaction, each answered by its own fate."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func, select
+
+from server.engine import Game, Rules
+from server.store.db import create_engine, migrate
+from server.store.models import ActionRow
+from server.store.repository import ActionWrite, SeatRecord, TableStore, VersionConflict
+
+
+@pytest.fixture
+async def store(database_url):
+    engine = create_engine(database_url)
+    await migrate(engine)
+    yield TableStore(engine)
+    await engine.dispose()
+
+
+async def started(store: TableStore, table_id: str) -> int:
+    await store.create_table(table_id, "T", {"preset": "standard"}, 4)
+    snapshot = Game(Rules.preset("standard"), seed=7).to_state()
+    game_id, _version = await store.start_game(table_id, 1, 1, 7, snapshot)
+    return game_id
+
+
+def bid(table_id: str, game_id: int, old_version: int, **more) -> ActionWrite:
+    return ActionWrite(
+        table_id=table_id,
+        old_version=old_version,
+        status="playing",
+        game_id=game_id,
+        seq=1,
+        seat=1,
+        action={"type": "bid", "bid": 3},
+        snapshot=None,
+        new_hands=[],
+        first_hand_number=1,
+        winner=None,
+        final_scores=None,
+        **more,
+    )
+
+
+async def logged(store: TableStore, game_id: int) -> int:
+    async with store.sessions() as session:
+        count = await session.scalar(
+            select(func.count()).select_from(ActionRow).where(ActionRow.game_id == game_id)
+        )
+    return count or 0
+
+
+async def test_actions_of_many_tables_arriving_together_share_transactions(store):
+    games = {f"t-group-{n}": await started(store, f"t-group-{n}") for n in range(12)}
+    seat = [SeatRecord(1, name="Bob", timeouts=1)]
+    versions = await asyncio.gather(
+        *(store.record_action(bid(table, game, 2, seats=seat)) for table, game in games.items())
+    )
+    assert versions == [3] * 12
+    assert store._actions.batches < 12
+    for table, game in games.items():
+        record = await store.load(table)
+        assert record is not None and record.version == 3
+        assert record.seats[1].timeouts == 1
+        assert await logged(store, game) == 1
+
+
+async def test_a_conflict_in_a_batch_refuses_only_its_own_table(store):
+    games = {f"t-mixed-{n}": await started(store, f"t-mixed-{n}") for n in range(6)}
+    stale = "t-mixed-3"
+    answers = await asyncio.gather(
+        *(
+            store.record_action(bid(table, game, 1 if table == stale else 2))
+            for table, game in games.items()
+        ),
+        return_exceptions=True,
+    )
+    for (table, game), answer in zip(games.items(), answers, strict=True):
+        if table == stale:
+            assert isinstance(answer, VersionConflict)
+            assert await logged(store, game) == 0
+            assert (await store.load(table)).version == 2
+        else:
+            assert answer == 3
+            assert await logged(store, game) == 1
+
+
+async def test_a_failing_write_in_a_batch_fails_alone(store):
+    games = {f"t-bad-{n}": await started(store, f"t-bad-{n}") for n in range(4)}
+    # A log row for a game that does not exist breaks its own transaction only.
+    writes = [bid(table, game, 2) for table, game in games.items()]
+    writes[0] = bid("t-bad-0", 999_999, 2)
+    answers = await asyncio.gather(
+        *(store.record_action(write) for write in writes), return_exceptions=True
+    )
+    assert isinstance(answers[0], Exception) and not isinstance(answers[0], VersionConflict)
+    assert answers[1:] == [3, 3, 3]
+    assert (await store.load("t-bad-0")).version == 2
