@@ -24,7 +24,7 @@ growth while the tables connect, after the first, / tables), the state message s
 the load client's own CPU (one core at most: over 90 % it says so, the figures are then
 the client's). `--search` finds, for each side, the highest offered rate with p99 under
 50 ms, no errors and at least 95 % of it achieved (doubling, then bisection, each step
-`--step-seconds`). `--profile` runs our server under `py-spy record` and prints the
+`--step-seconds`, a failed step tried once more). `--profile` runs our server under `py-spy record` and prints the
 profile's path. `--json` prints the figures as JSON on stdout (the rest goes to stderr).
 
     .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --seconds 20
@@ -76,6 +76,7 @@ ACT_TIMEOUT = 10.0  # seconds an action may wait for every socket's new state
 SETUP_CONCURRENCY = 16  # tables being created and connected at once
 PROGRESS_EVERY = 100  # tables, while setting up
 SEARCH_BISECTIONS = 4
+SEARCH_TRIES = 2  # runs of a rate before it fails
 SEARCH_MAX_RATE = 20000.0
 # py-spy's output by the profile file's suffix (a flame graph otherwise).
 PROFILE_FORMATS = {".json": "speedscope", ".txt": "raw"}
@@ -455,11 +456,17 @@ async def search(
     steps: list[Figures] = []
 
     async def step(rate: float) -> bool:
-        figures = await play(side, http, rate, side.args.step_seconds)
-        steps.append(figures)
-        say(f"  {side.name} search: {row(figures)} -> {'pass' if figures.passed() else 'fail'}")
-        await asyncio.sleep(0.5)  # let the last broadcasts settle between steps
-        return figures.passed()
+        """A rate passes if one of SEARCH_TRIES runs passes: on a shared machine one
+        scheduling stall of another process's making is enough to push a p99 over."""
+        for _ in range(SEARCH_TRIES):
+            figures = await play(side, http, rate, side.args.step_seconds)
+            steps.append(figures)
+            verdict = "pass" if figures.passed() else "fail"
+            say(f"  {side.name} search: {row(figures)} -> {verdict}")
+            await asyncio.sleep(0.5)  # let the last broadcasts settle between steps
+            if figures.passed():
+                return True
+        return False
 
     passed: float | None = None
     failed: float | None = None
