@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,8 +27,6 @@ import orjson
 import structlog
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from starlette.websockets import WebSocketState
 
 from server.observability import ERRORS, SOCKETS_DROPPED
@@ -191,16 +190,47 @@ class SocketListener:
 
 
 class Limiter:
-    """A message budget with the `limits` library: per connection (settings.ws_rate_limit)
-    or, for chat, per client address (settings.chat_rate_limit)."""
+    """A moving-window message budget: per connection (settings.ws_rate_limit) or, for
+    chat, per client address (settings.chat_rate_limit); the rate as `limits` reads it.
+
+    Kept here rather than in `limits`' memory storage, which never drops an expired key
+    and walks all of them from a timer thread it starts again on every hit: the hits of
+    each key are a queue of times, a connection's key goes when it closes (`forget`), and
+    keys unused for a whole window are dropped once per window."""
 
     def __init__(self, rate: str, namespace: str = "ws") -> None:
-        self.item: RateLimitItem = parse(rate)
+        item: RateLimitItem = parse(rate)
         self.namespace = namespace
-        self.strategy = MovingWindowRateLimiter(MemoryStorage())
+        self.amount = item.amount
+        self.window = float(item.get_expiry())
+        self.hits: dict[str, deque[float]] = {}
+        self._swept = time.monotonic()
 
     def allow(self, key: str) -> bool:
-        return self.strategy.hit(self.item, self.namespace, key)
+        """Spend one message of `key`'s budget; False (nothing spent) when it is used up."""
+        now = time.monotonic()
+        if now - self._swept > self.window:
+            self._sweep(now)
+        hits = self.hits.get(key)
+        if hits is None:
+            hits = self.hits[key] = deque()
+        while hits and hits[0] <= now - self.window:
+            hits.popleft()
+        if len(hits) >= self.amount:
+            return False
+        hits.append(now)
+        return True
+
+    def forget(self, key: str) -> None:
+        """A connection closed: its budget goes with it."""
+        self.hits.pop(key, None)
+
+    def _sweep(self, now: float) -> None:
+        self._swept = now
+        for key in [
+            key for key, hits in self.hits.items() if not hits or hits[-1] <= now - self.window
+        ]:
+            del self.hits[key]
 
 
 def _origin_key(origin: str) -> tuple[str, str, int] | None:
@@ -408,6 +438,7 @@ async def converse(websocket: WebSocket, table_id: str, address: str) -> None:
     except Exception as problem:  # a dead socket ends the conversation, nothing else
         log.info("socket ended", table=room.id, error=type(problem).__name__)
     finally:
+        limiter.forget(socket.key)
         if greeted:
             await hub.leave(room, socket)
         await socket.stop()
