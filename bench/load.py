@@ -260,17 +260,26 @@ async def read(side: Side, socket: Socket) -> None:
         table.done.set()
 
 
+async def post(http: httpx.AsyncClient, path: str, **options: Any) -> httpx.Response:
+    """POST, once more if the connection broke: uvicorn closes a keep-alive connection
+    idle for 5 s, and a request sent on it just then is lost unread (httpx.ReadError)."""
+    try:
+        return await http.post(path, **options)
+    except httpx.TransportError:
+        return await http.post(path, **options)
+
+
 async def open_table(side: Side, http: httpx.AsyncClient, number: int) -> Table:
     """Create a listed table, take its four seats by name, connect every socket."""
     rules = {"preset": side.args.preset, "target_score": side.args.target}
-    answer = await http.post(
-        "/api/tables", json={"name": f"Load {number}", "rules": rules, "listed": True}
+    answer = await post(
+        http, "/api/tables", json={"name": f"Load {number}", "rules": rules, "listed": True}
     )
     answer.raise_for_status()
     table_id = answer.json()["id"]
     tokens = []
     for seat in range(4):
-        taken = await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
+        taken = await post(http, f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
         taken.raise_for_status()
         tokens.append(taken.json()["token"])
     table = Table(table_id, tokens, random.Random(side.args.seed * 100003 + number))
@@ -320,8 +329,10 @@ async def set_up(side: Side, http: httpx.AsyncClient, say: Any) -> None:
 async def rematch(side: Side, http: httpx.AsyncClient, table: Table) -> None:
     table.awaited, table.refused = max(table.versions()), None
     table.done.clear()
-    answer = await http.post(
-        f"/api/tables/{table.id}/rematch", headers={"Authorization": f"Bearer {table.tokens[0]}"}
+    answer = await post(
+        http,
+        f"/api/tables/{table.id}/rematch",
+        headers={"Authorization": f"Bearer {table.tokens[0]}"},
     )
     if answer.status_code != 201:
         table.dead = f"rematch {answer.status_code}"
