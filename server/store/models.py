@@ -71,6 +71,8 @@ class TableRow(Base):
     # must act by; stored so that a restart neither resets nor forgets a countdown.
     turn_seconds: Mapped[int | None] = mapped_column(Integer)
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Players may ask for the advanced bot's choice (never acted on); on at friends' tables.
+    hints: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class SeatRow(Base):
@@ -132,6 +134,9 @@ class HandRow(Base):
     sides: Mapped[list[Any]]
     # [{"seat": int, "action": {...}}]: the moves the turn timer made in this hand.
     timer_moves: Mapped[list[Any] | None] = mapped_column(JSON)
+    # [{"leader": int, "cards": [{"seat": int, "card": str}], "winner": int}]: every trick of
+    # the hand in order, for the hand's replay (None for hands stored before it was kept).
+    plays: Mapped[list[Any] | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):

@@ -104,6 +104,8 @@ class Hosting:
     host_seat: int | None = None
     turn_seconds: int | None = None
     deadline: datetime | None = None
+    # Players may ask for a hint (the advanced bot's choice from their own view).
+    hints: bool = False
 
 
 class ChatLine(TypedDict):
@@ -143,6 +145,8 @@ class TableRecord:
     hosting: Hosting = field(default_factory=Hosting)
     game: GameRecord | None = None
     chat: list[ChatLine] = field(default_factory=list)
+    # Games won by each side at this table, across rematches.
+    series: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -163,6 +167,8 @@ class TableSummary:
     winner: int | None
     hands_played: int
     hosting: Hosting = field(default_factory=Hosting)
+    # Games won by each side at this table, across rematches.
+    series: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -196,6 +202,7 @@ def hosting(table: TableRow) -> Hosting:
         host_hash=table.host_hash,
         host_seat=table.host_seat,
         turn_seconds=table.turn_seconds,
+        hints=table.hints,
         # SQLite hands back naive datetimes: they are UTC.
         deadline=table.deadline.replace(tzinfo=table.deadline.tzinfo or UTC)
         if table.deadline is not None
@@ -231,6 +238,7 @@ def summary(
     winner: int | None,
     final_scores: list[Any] | None,
     last_hands: dict[int, tuple[int, list[Any]]],
+    wins: dict[str, dict[int, int]],
 ) -> TableSummary:
     """One lobby row: scores are the final ones of a finished game, else those after the
     latest saved hand (hands are numbered from 1, so its number counts them), else 0."""
@@ -257,6 +265,21 @@ def summary(
         winner=winner,
         hands_played=number,
         hosting=hosting(table),
+        series=series(table, wins.get(table.id, {})),
+    )
+
+
+def series(table: TableRow, wins: dict[int, int]) -> list[int]:
+    """Games won by each side, from the winners of the table's finished games."""
+    return [wins.get(side, 0) for side in range(len(Rules.model_validate(table.rules).sides))]
+
+
+def wins_query(table_ids: list[str]) -> Any:
+    """(table id, winning side, games) for every finished game of these tables."""
+    return (
+        select(GameRow.table_id, GameRow.winner, func.count())
+        .where(GameRow.table_id.in_(table_ids), GameRow.winner.is_not(None))
+        .group_by(GameRow.table_id, GameRow.winner)
     )
 
 
@@ -294,6 +317,7 @@ class TableStore:
                     host_hash=hosts.host_hash,
                     host_seat=hosts.host_seat,
                     turn_seconds=hosts.turn_seconds,
+                    hints=hosts.hints,
                 )
             )
             await session.flush()
@@ -337,6 +361,10 @@ class TableStore:
             seats=[seat_record(s) for s in seats],
             hosting=hosting(table),
         )
+        wins = {
+            winner: games for _id, winner, games in await session.execute(wins_query([table.id]))
+        }
+        record.series = series(table, wins)
         game = await session.scalar(
             select(GameRow).where(GameRow.table_id == table.id, GameRow.number == table.game_number)
         )
@@ -418,9 +446,9 @@ class TableStore:
             return count or 0
 
     async def summaries(self, statuses: tuple[str, ...], limit: int = 100) -> list[TableSummary]:
-        """Listed tables in these statuses, newest first, as the lobby lists them: three
+        """Listed tables in these statuses, newest first, as the lobby lists them: four
         queries whatever the number of tables (tables with their current game, seats, the
-        latest hand of each of those games), and no game is replayed."""
+        latest hand of each of those games, the games each side won), and no game is replayed."""
         async with self.sessions() as session:
             await self._one_snapshot(session)
             rows = (
@@ -458,8 +486,11 @@ class TableStore:
                     )
                 )
             }
+            wins: dict[str, dict[int, int]] = {}
+            for table_id, winner, games in await session.execute(wins_query(ids)):
+                wins.setdefault(table_id, {})[winner] = games
         return [
-            summary(table, seats[table.id], game_id, winner, final_scores, last_hands)
+            summary(table, seats[table.id], game_id, winner, final_scores, last_hands, wins)
             for table, game_id, winner, final_scores in rows
         ]
 
@@ -558,6 +589,7 @@ class TableStore:
                     "deal": row.deal,
                     "sides": row.sides,
                     "timer_moves": row.timer_moves or [],
+                    "plays": row.plays,
                 }
                 for row in rows
             ]
