@@ -1,12 +1,20 @@
 // The panel over the hand when the player must decide something other than a card:
 // the blind nil question, the card pass, the 2-player draw, and the bid. Buttons offer
-// exactly the actions in the view's `legal` list. Each panel and button has a `key`, so
-// a state that changes nothing in it leaves the player's focus where it was.
+// exactly the actions in the view's `legal` list; the one a hint chose is lit. Each
+// panel and button has a `key`, so a state that changes nothing in it leaves the
+// player's focus where it was.
 
 import { cardFace } from "/static/cards.js";
 import { el } from "/static/dom.js";
 import { blindNilExplanation, nilExplanation, tenForTwoHundredExplanation } from "/static/rules.js";
 import { sideOfSeat } from "/static/seating.js";
+
+/** " hinted" on the button of the action the server's hint chose (it never acts). */
+function lit(page, action) {
+  const hint = page.hinted;
+  if (!hint || hint.type !== action.type) return "";
+  return Object.keys(action).every((field) => hint[field] === action[field]) ? " hinted" : "";
+}
 
 function legalOf(view, type) {
   return view.legal.filter((action) => action.type === type);
@@ -78,12 +86,12 @@ function bidPanel(page, act) {
     hintLine ? el("p", { class: "hint" }, hintLine) : null,
     el("div", { class: "bid-buttons" }, numbers.map((bid) =>
       el("button", {
-        key: bid, type: "button", class: "bid", dataset: { bid },
+        key: bid, type: "button", class: `bid${lit(page, { type: "bid", bid })}`, dataset: { bid },
         onclick: () => act({ type: "bid", bid }),
       }, String(bid)))),
     nilAllowed ? el("div", { class: "nil-choice" },
       el("button", {
-        type: "button", class: "bid nil", dataset: { bid: 0 },
+        type: "button", class: `bid nil${lit(page, { type: "bid", bid: 0 })}`, dataset: { bid: 0 },
         onclick: () => act({ type: "bid", bid: 0 }),
       }, "Bid nil"),
       el("p", { class: "explain" }, nilExplanation(rules))) : null,
@@ -97,11 +105,11 @@ function blindNilPanel(page, act) {
     el("p", { class: "explain" }, blindNilExplanation(rules)),
     el("div", { class: "bid-buttons" },
       el("button", {
-        type: "button", class: "blind-yes",
+        type: "button", class: `blind-yes${lit(page, { type: "blind_nil", declare: true })}`,
         onclick: () => act({ type: "blind_nil", declare: true }),
       }, "Bid blind nil"),
       el("button", {
-        type: "button", class: "blind-no primary",
+        type: "button", class: `blind-no primary${lit(page, { type: "blind_nil", declare: false })}`,
         onclick: () => act({ type: "blind_nil", declare: false }),
       }, "Show my cards")));
 }
@@ -114,8 +122,8 @@ function drawPanel(page, act) {
     el("p", { class: "explain" },
       "Keep it and the next card is thrown away unseen, or throw it away and take the next card, whatever it is."),
     el("div", { class: "bid-buttons" },
-      el("button", { type: "button", class: "draw-keep primary", onclick: () => act({ type: "draw", keep: true }) }, "Keep it"),
-      el("button", { type: "button", class: "draw-discard", onclick: () => act({ type: "draw", keep: false }) }, "Discard, take the next")));
+      el("button", { type: "button", class: `draw-keep primary${lit(page, { type: "draw", keep: true })}`, onclick: () => act({ type: "draw", keep: true }) }, "Keep it"),
+      el("button", { type: "button", class: `draw-discard${lit(page, { type: "draw", keep: false })}`, onclick: () => act({ type: "draw", keep: false }) }, "Discard, take the next")));
 }
 
 /**

@@ -15,9 +15,11 @@ const SUITS = {
   C: { name: "clubs", symbol: "♣", colour: "black" },
 };
 
+// The two jokers differ at a glance, even fanned: the corner's letter (B / L), the
+// centre's star (filled / hollow), its word and the colour.
 const JOKERS = {
-  BJ: { name: "Big joker", label: "BIG", colour: "red" },
-  LJ: { name: "Little joker", label: "LITTLE", colour: "black" },
+  BJ: { name: "Big joker", corner: "B", star: "★", label: "BIG", colour: "red" },
+  LJ: { name: "Little joker", corner: "L", star: "☆", label: "LITTLE", colour: "black" },
 };
 
 function isJoker(code) {
@@ -78,15 +80,21 @@ function el(tag, className, text) {
   return node;
 }
 
+function jokerFace(node, code) {
+  const joker = JOKERS[code];
+  node.classList.add("joker", `joker-${joker.label.toLowerCase()}`, joker.colour);
+  const corner = el("span", "corner");
+  corner.append(el("span", "rank", joker.corner), el("span", "suit", "★"));
+  const low = corner.cloneNode(true);
+  low.classList.add("corner-low");
+  const centre = el("span", "pip joker-centre");
+  centre.append(el("span", "joker-star", joker.star), el("span", "joker-label", joker.label));
+  node.append(corner, centre, low);
+  return node;
+}
+
 function fillFace(node, code) {
-  if (isJoker(code)) {
-    const joker = JOKERS[code];
-    node.classList.add("joker", joker.colour);
-    const corner = el("span", "corner");
-    corner.append(el("span", "rank", "★"), el("span", "suit", "JOKER"));
-    node.append(corner, el("span", "pip joker-label", joker.label));
-    return node;
-  }
+  if (isJoker(code)) return jokerFace(node, code);
   const suit = SUITS[code[1]];
   const rank = RANK_LABELS[code[0]] || code[0];
   node.classList.add(suit.colour, `suit-${suit.name}`);

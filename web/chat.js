@@ -14,8 +14,7 @@ export class ChatPanel {
     this.toggle = document.getElementById("chat-toggle");
     this.input = document.getElementById("chat-text");
     this.seenVersions = new Set();
-    const narrow = window.matchMedia("(max-width: 700px)").matches;
-    this.setOpen(remembered.get(OPEN_KEY, !narrow));
+    this.setOpen(remembered.get(OPEN_KEY, true));
     this.toggle.addEventListener("click", () => {
       this.setOpen(this.body.hidden);
       remembered.set(OPEN_KEY, !this.body.hidden);

@@ -1,5 +1,5 @@
 // The table's WebSocket: hello with the seat token (and the host token when this browser
-// holds it) and last version, `back` from autoplay, reconnect with
+// holds it) and last version, `back` from autoplay, `hint` requests, reconnect with
 // exponential back-off, ignore stale states, resync (hello again) on a suspected gap.
 
 const FIRST_DELAY_MS = 500;
@@ -66,6 +66,12 @@ export class TableConnection {
     return this.send({ type: "chat", text });
   }
 
+  /** Ask for the advanced bot's choice from this seat's view; the answer is a `hint`. */
+  hint() {
+    const id = `h${this.nextId++}`;
+    return this.send({ type: "hint", id }) ? id : null;
+  }
+
   /** Take the seat back from the bot that plays for this player (autoplay). */
   back() {
     return this.send({ type: "back" });
@@ -80,6 +86,7 @@ export class TableConnection {
     }
     if (message.type === "state") this.receiveState(message);
     else if (message.type === "chat") this.receiveChat(message);
+    else if (message.type === "hint") this.hooks.onHint?.(message);
     else if (message.type === "error") this.hooks.onError(message);
   }
 

@@ -1,16 +1,28 @@
 // The viewer's hand along the bottom: sorted by suit and rank, playable cards raised
 // and clickable (buttons, so Enter and Space play them too), the others disabled and,
-// when it is the viewer's turn to play, dimmed. During a card pass, cards toggle.
+// when it is the viewer's turn to play, dimmed. During a card pass, cards toggle. The
+// card a hint chose is lit (the hint never plays it).
 // Each card keeps its node across states (keyed by its code), so the focus stays on it.
 
 import { passCount } from "/static/bidding.js";
-import { cardBack, cardFace, sortHand } from "/static/cards.js";
+import { cardBack, cardFace, cardName, sortHand } from "/static/cards.js";
 import { keyed, on, patch, setText } from "/static/dom.js";
 
-function handCard(page, hooks, code, { playable, passing, myTurnToPlay }) {
+/** The cards the server's hint lights: the card to play, or the cards to pass. */
+function hintedCards(hint) {
+  if (hint?.type === "play") return new Set([hint.card]);
+  if (hint?.type === "pass") return new Set(hint.cards);
+  return new Set();
+}
+
+function handCard(page, hooks, code, { playable, passing, myTurnToPlay, hinted }) {
   const chosen = page.passChoice.has(code);
   const card = keyed(cardFace(code, "button"), code);
   card.type = "button";
+  if (hinted) {
+    card.classList.add("hinted");
+    card.setAttribute("aria-label", `${cardName(code)} (the hint's choice)`);
+  }
   if (passing) {
     card.classList.add("selectable");
     card.classList.toggle("chosen", chosen);
@@ -59,8 +71,9 @@ export function renderHand(page, hooks) {
   const passing = view.legal.some((action) => action.type === "pass") && !page.acting;
   const order = sortHand(view.hand, { spadesFirst: hooks.spadesFirst, deck: page.table.rules.deck });
   const myTurnToPlay = playable.size > 0;
+  const hinted = hintedCards(page.hinted);
   patch(container, order.map((code) =>
-    handCard(page, hooks, code, { playable: playable.has(code), passing, myTurnToPlay })));
+    handCard(page, hooks, code, { playable: playable.has(code), passing, myTurnToPlay, hinted: hinted.has(code) })));
   setText(label, order.length ? `Your hand (${order.length} cards)` : "");
   // Your turn to play, and the keyboard is not busy with a card or elsewhere: offer one.
   const onCard = container.contains(document.activeElement) && !document.activeElement.disabled;

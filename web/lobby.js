@@ -5,7 +5,7 @@
 import { api, el, fill } from "/static/dom.js";
 import { rememberCreated } from "/static/links.js";
 import {
-  HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, rulesSummary,
+  HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, presetOf, rulesSummary,
 } from "/static/rules.js";
 
 const REFRESH_MS = 5000;
@@ -26,7 +26,7 @@ function renderPresets() {
       }),
       el("span", { class: "preset-text" },
         el("strong", {}, PRESET_TITLES[name] || name),
-        el("span", { class: "muted" }, PRESET_LINES[name] || rulesSummary(presets.get(name)))))));
+        el("span", { class: "muted" }, PRESET_LINES[name] || rulesSummary(presets.get(name), name))))));
 }
 
 function houseRuleControl(rule, value) {
@@ -115,7 +115,7 @@ function tableRow(table, action) {
   return el("li", { class: "table-row" },
     el("div", { class: "table-row-text" },
       el("strong", {}, table.name),
-      el("span", { class: "muted" }, rulesSummary(table.rules)),
+      el("span", { class: "muted" }, rulesSummary(table.rules, presetOf(table.rules, presets)?.name)),
       el("span", {}, `${seated.length} of ${table.seats.length} seats taken${names ? `: ${names}` : ""}`),
       table.status === "playing" ? el("span", { class: "score" }, `Score ${scoreWords(table)}`) : null),
     el("a", { class: "button", href: url }, action));

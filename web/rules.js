@@ -134,11 +134,67 @@ export function tenForTwoHundredExplanation(rules) {
   return `10 for 200: a side contract of 10 or more scores 20 a trick (made) or -${set} (set).`;
 }
 
-/** Short rules summary for lobby rows and the table header. */
-export function rulesSummary(rules) {
+/**
+ * The preset a table's rules start from: the table's rules do not name it, so it is the
+ * preset (of the same number of players) that the fewest fields differ from. Returns
+ * {name, changed: [field, ...]}, or null before the presets are known.
+ */
+export function presetOf(rules, presets) {
+  let best = null;
+  for (const [name, values] of presets) {
+    if (values.players !== rules.players) continue;
+    const changed = Object.keys(values).filter((field) =>
+      field in rules && JSON.stringify(values[field]) !== JSON.stringify(rules[field]));
+    if (!best || changed.length < best.changed.length) best = { name, changed };
+  }
+  return best;
+}
+
+/** A house rule's value in the lobby's words: "Yes", the chosen choice's words, a number. */
+export function ruleValueWords(rule, value) {
+  if (rule.kind === "check") return value ? "Yes" : "No";
+  if (rule.kind === "select") return rule.choices.find(([choice]) => choice === value)?.[1] ?? String(value);
+  if (value === null || value === undefined) return rule.optional ? "never" : "–";
+  return String(value);
+}
+
+/**
+ * Every rule of a table in plain words, as the lobby words them: the preset's title and
+ * line, then each house rule that applies ({field, label, words, help, changed}), then
+ * what nil, blind nil, 10 for 200 and bags are worth.
+ */
+export function rulesInWords(rules, preset) {
+  const changed = new Set(preset?.changed ?? []);
+  const lines = HOUSE_RULES
+    .filter((rule) => !rule.show || rule.show(rules))
+    .map((rule) => ({
+      field: rule.field,
+      label: rule.label,
+      words: ruleValueWords(rule, rules[rule.field]),
+      help: rule.help,
+      changed: changed.has(rule.field),
+    }));
+  const worth = [
+    `${rules.players} players, ${rules.partnerships ? "in partnerships" : "each for themselves"}.`,
+    rules.nil !== false ? nilExplanation(rules) : null,
+    rules.blind_nil ? blindNilExplanation(rules) : null,
+    tenForTwoHundredExplanation(rules) || null,
+    rules.bags === false ? "No bag penalty." : `Bags: ${bagPenaltyWords(rules)}.`,
+  ].filter(Boolean);
+  return {
+    title: preset ? PRESET_TITLES[preset.name] || preset.name : "Custom rules",
+    line: preset ? PRESET_LINES[preset.name] : "",
+    housed: lines.filter((line) => line.changed).length,
+    lines,
+    worth,
+  };
+}
+
+/** Short rules summary for lobby rows and the table header; `presetName` leads it. */
+export function rulesSummary(rules, presetName = rules?.preset) {
   if (!rules) return "";
   const parts = [];
-  const title = PRESET_TITLES[rules.preset] || rules.preset;
+  const title = PRESET_TITLES[presetName] || presetName;
   if (title) parts.push(title);
   parts.push(`${rules.players ?? 4} players`);
   parts.push(rules.partnerships ? "partners" : "solo");

@@ -51,15 +51,22 @@ function currentRows(page) {
   });
 }
 
-function historyRows(page, history) {
+function historyRows(page, history, hooks) {
   return history.map((hand) =>
     el("tr", { key: hand.hand },
       el("th", { scope: "row" }, String(hand.hand)),
       hand.sides.map((side, index) =>
-        el("td", { title: `bids ${page.sides[index].map((seat) => bidWords(hand.bids[seat])).join(" + ")}` },
+        el("td", {},
           el("span", { class: "points" }, signed(side.points)),
           el("span", { class: "standing" }, ` ${side.score}`),
-          el("span", { class: "bags muted" }, `${side.bags} bag${side.bags === 1 ? "" : "s"}`)))));
+          el("span", { class: "bids muted" }, `bid ${page.sides[index].map((seat) => bidWords(hand.bids[seat])).join(" + ")}`),
+          el("span", { class: "bags muted" }, `${side.bags} bag${side.bags === 1 ? "" : "s"}`))),
+      el("td", { class: "replay-cell" },
+        el("button", {
+          type: "button", class: "small-button replay", dataset: { hand: hand.hand },
+          "aria-label": `Replay hand ${hand.hand}`, title: `Replay hand ${hand.hand} trick by trick`,
+          onclick: () => hooks.review(hand),
+        }, "▶"))));
 }
 
 /**
@@ -84,16 +91,19 @@ function timerMoveLines(page, history) {
       hand.timer_moves.map((move) => `${names[move.seat] || `Seat ${move.seat + 1}`} (${timerMoveWords(move.action)})`).join(", ")))));
 }
 
-/** Draw the pad. `history`: finished hands from GET /api/tables/{id}/history. */
-export function renderScorepad(container, page, history) {
+/**
+ * Draw the pad. `history`: finished hands from GET /api/tables/{id}/history; `hooks`:
+ * review(hand) replays a hand, download() saves the game's record.
+ */
+export function renderScorepad(container, page, history, hooks) {
   const target = page.table.rules.target_score;
-  const open = remembered.get(OPEN_KEY, !window.matchMedia("(max-width: 900px)").matches);
+  const open = remembered.get(OPEN_KEY, true);
   const names = seatNames(page);
   const toggle = el("button", {
     type: "button", class: "panel-toggle", "aria-expanded": String(open), "aria-controls": "scorepad-body",
     onclick: () => {
       remembered.set(OPEN_KEY, !open);
-      renderScorepad(container, page, history);
+      renderScorepad(container, page, history, hooks);
     },
   }, "Score pad", el("span", { class: "target" }, `Game to ${target}`));
   const compact = el("p", { class: "compact-scores" },
@@ -115,8 +125,11 @@ export function renderScorepad(container, page, history) {
       el("div", { class: "history-hands" },
         el("table", {},
           el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
-            page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))))),
-          el("tbody", {}, historyRows(page, history))))) : null,
+            page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))),
+            el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Replay")))),
+          el("tbody", {}, historyRows(page, history, hooks)))),
+        el("button", { type: "button", class: "small-button download-record", onclick: hooks.download },
+          "Download this game (JSON)")) : null,
     timerMoveLines(page, history),
     el("p", { key: "bags", class: "muted small" }, bagPenaltyWords(page.table.rules)));
   patch(container, toggle, compact, body);

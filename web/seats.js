@@ -1,7 +1,7 @@
-// The seat plates around the felt: name, bot marker, connected dot (with words), dealer
-// chip, turn marker (with words), tricks won / bid, cards left, the turn timer's
-// countdown and its "timer" note; or the buttons to sit down or add a bot while the
-// seat is empty. Each plate keeps its node across states (keyed by seat), so a button
+// The seat plates around the felt: name, bot marker and level, connected dot (with
+// words), dealer chip, turn marker (with words), tricks won / bid, cards left, the turn
+// timer's countdown and its "timer" note; or the buttons to sit down or add a bot while
+// the seat is empty. Each plate keeps its node across states (keyed by seat), so a button
 // with the keyboard focus keeps it.
 
 import { el, patch } from "/static/dom.js";
@@ -16,7 +16,10 @@ function bidWords(bid) {
 
 function presence(seatInfo) {
   if (seatInfo.bot) {
-    return el("span", { class: "badge bot", title: `A computer player, level ${seatInfo.bot}` }, "Bot");
+    return [
+      el("span", { class: "badge bot", title: `A computer player, level ${seatInfo.bot}` }, "Bot"),
+      el("span", { class: "badge level" }, seatInfo.bot),
+    ];
   }
   const online = seatInfo.connected;
   let words = online ? "online" : "disconnected";
@@ -67,9 +70,11 @@ function occupiedSeat(seat, seatInfo, page, hooks) {
   ];
   if (view) {
     const timed = page.timerMoves.filter((move) => move.seat === seat).length;
-    parts.push(el("span", { class: "stat-line" }, tricksLine(view, seat), timerNote(timed)));
     const left = view.hand_sizes[seat];
-    if (seat !== mySeat && left) parts.push(el("span", { class: "cards-left muted" }, `${left} cards`));
+    parts.push(el("span", { class: "stat-line" },
+      tricksLine(view, seat),
+      seat !== mySeat && left ? el("span", { class: "cards-left muted" }, `${left} cards`) : null,
+      timerNote(timed)));
   }
   if (isTurn) {
     // Bots (and players a bot stands in for) never wait for the timer: no countdown.

@@ -1,5 +1,6 @@
 // The table page: seats, trick, hand, decisions, score pad and chat, drawn from each
-// `state` message, plus the links to the table, the host's controls and the turn timer.
+// `state` message, plus the links to the table, the rules, the series tally, the host's
+// controls, the turn timer, turn cues, hints and the review of finished hands.
 // Every panel is built afresh and patched into the page (dom.js), so only what changed
 // changes on screen: focus, open panels, selections and scroll positions stay.
 // The only game logic here is display: the server's `legal` list says what the player
@@ -8,6 +9,7 @@
 import { decisionPanel } from "/static/bidding.js";
 import { ChatPanel } from "/static/chat.js";
 import { TableConnection } from "/static/connection.js";
+import { isMyTurn, TurnCues } from "/static/cues.js";
 import { api, el, fill, patch, remembered, setText } from "/static/dom.js";
 import { renderHand } from "/static/hand.js";
 import { renderHostPanel } from "/static/host.js";
@@ -15,10 +17,11 @@ import {
   absoluteContinueLink, continueLink, hostKey, inviteKey, inviteLink, linkField, readFragment,
   seatKey, showLinkDialog, watchLink,
 } from "/static/links.js";
-import { rulesSummary } from "/static/rules.js";
+import { downloadRecord, HandReview } from "/static/review.js";
+import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad } from "/static/scorepad.js";
 import { renderSeats } from "/static/seats.js";
-import { sidesOf } from "/static/seating.js";
+import { sideName, sidesOf } from "/static/seating.js";
 import { TurnClock } from "/static/timer.js";
 import { renderLastTrick, TrickDisplay } from "/static/trick.js";
 
@@ -32,6 +35,8 @@ const SPADES_FIRST_KEY = "spades.spadesFirst";
 // (the default) or "basic" (easier); see docs/rules.md, Computer players.
 const BOT_LEVEL_KEY = "spades.botLevel";
 const BOT_LEVELS = ["advanced", "basic"];
+// Where the side panels fold away (app.css says the same).
+const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,6 +55,8 @@ const page = {
   host: false, // the server says this socket may use the host controls
   mayJoin: true, // a listed table, or this browser holds the invite (or the host token)
   timerMoves: [], // moves the turn timer made this hand: [{seat, action}]
+  presets: [], // [[name, rules]] from /api/presets: the table's rules name none
+  hint: null, // the server's hint for the decision offered now: {offer, action}
 };
 
 // A link that carries a secret (#invite=, #seat=) is read once, before the first hello.
@@ -63,10 +70,13 @@ const connection = new TableConnection(tableId, {
   onState: receiveState,
   onChat: (message) => chat.add(message),
   onError: receiveError,
+  onHint: receiveHint,
   onStatus: showConnection,
   onGone: () => showBanner("This table does not exist (any more).", "gone"),
 });
 const chat = new ChatPanel((text) => connection.chat(text));
+const cues = new TurnCues();
+const review = new HandReview($("review-dialog"), () => page);
 
 function nameOf(seat) {
   return page.table?.seats[seat]?.name || `Seat ${seat + 1}`;
@@ -95,6 +105,7 @@ function toast(text) {
 
 function receiveError(message) {
   page.acting = false;
+  if (message.code === "hints_off") page.table = { ...page.table, hints: false };
   if (message.code === "bad_token") remembered.set(SEAT_KEY, null);
   toast(message.message || message.code);
   render();
@@ -141,6 +152,7 @@ function receiveState(message, { answersHello }) {
   if (page.view?.hand_number !== handBefore || page.view?.phase !== "pass") page.passChoice.clear();
   followHistory();
   render();
+  cues.receive(page);
 }
 
 /** Fetch the hand-by-hand history for the score pad whenever a hand finishes. */
@@ -303,11 +315,41 @@ function renderNotice() {
   notice.hidden = !content;
 }
 
+function presetName() {
+  return presetOf(page.table.rules, page.presets)?.name;
+}
+
 function renderHeader() {
   const { table } = page;
-  document.title = `${table.name} — Spades`;
   setText($("table-name"), table.name);
-  setText($("rules-summary"), rulesSummary(table.rules));
+  setText($("rules-summary"), rulesSummary(table.rules, presetName()));
+  cues.showTurn(page);
+  renderSeries();
+}
+
+/** "Games won: Ann & Cy 2 · Bo & Di 1": the table's finished games across rematches. */
+function renderSeries() {
+  const tally = $("series-tally");
+  const series = page.table.series;
+  tally.hidden = !series?.games;
+  if (!series?.games) return;
+  const names = page.table.seats.map((seat) => seat.name);
+  const wins = page.sides.map((_, index) => `${sideName(page.sides, index, names)} ${series.wins[index] ?? 0}`);
+  setText(tally, `Games won: ${wins.join(" · ")}`);
+  tally.title = `${series.games} game${series.games === 1 ? "" : "s"} finished at this table`;
+}
+
+/** Every rule of the table in the lobby's words (rules.js), the preset named first. */
+function renderRulesPanel() {
+  const words = rulesInWords(page.table.rules, presetOf(page.table.rules, page.presets));
+  setText($("rules-title"), `Rules: ${words.title}${words.housed ? ` with ${words.housed} house rule${words.housed === 1 ? "" : "s"}` : ""}`);
+  patch($("rules-body"),
+    words.line ? el("p", { class: "rules-preset muted" }, words.line) : null,
+    el("dl", { class: "rules-list" }, words.lines.map((line) =>
+      el("div", { key: line.field, class: line.changed ? "house" : "", title: line.help },
+        el("dt", {}, line.label),
+        el("dd", {}, line.words, line.changed ? el("span", { class: "badge level house-tag" }, "house rule") : null)))),
+    el("ul", { class: "rules-worth small" }, words.worth.map((line) => el("li", {}, line))));
 }
 
 function turnWords() {
@@ -439,6 +481,7 @@ function render() {
   if (!page.table) return;
   document.body.dataset.phase = page.view?.phase || page.table.status;
   document.body.dataset.role = page.seat === null ? "spectator" : "player";
+  page.hinted = currentHint();
   renderHeader();
   renderNotice();
   renderSeats($("seats"), page, { sit, addBot, countdown: (seat, mine) => clock.badge(seat, mine) });
@@ -454,8 +497,39 @@ function render() {
   renderActionPanel();
   renderCentre();
   drawHand();
-  renderScorepad($("scorepad"), page, page.history);
+  renderScorepad($("scorepad"), page, page.history, {
+    review: (hand) => review.open(hand),
+    download: () => downloadRecord(page, page.history, presetName()),
+  });
   renderLastTrickButton();
+  renderRulesPanel();
+  renderCueSwitches();
+  renderHintButton();
+}
+
+function renderCueSwitches() {
+  $("sound-on").checked = cues.soundOn(page);
+  $("notify-on").checked = cues.notifyOn();
+  $("notify-on").closest("label").hidden = !("Notification" in window) || page.seat === null;
+}
+
+/** The hint the server gave is for the decision offered now only. */
+function currentHint() {
+  const offer = JSON.stringify(page.view?.legal ?? []);
+  return page.hint && page.hint.offer === offer ? page.hint.action : null;
+}
+
+function renderHintButton() {
+  $("hint-button").hidden = !page.table.hints || !isMyTurn(page) || page.acting;
+}
+
+function askHint() {
+  if (connection.hint() === null) toast("Not connected — reconnecting…");
+}
+
+function receiveHint(message) {
+  page.hint = { offer: JSON.stringify(page.view?.legal ?? []), action: message.action };
+  render();
 }
 
 /** The header's links: "Invite to play" (when this browser knows the invite) and "Watch". */
@@ -471,6 +545,7 @@ function setUpLinks() {
       ? "Table created. Copy the invite link and send it to your friends."
       : "Table created. Copy the link and send it to your friends.");
     window.history.replaceState(null, "", `/t/${encodeURIComponent(tableId)}`);
+    if (window.matchMedia(SMALL_SCREEN).matches) showPanels(true); // the links are in the panels
     links.querySelector("button.copy")?.focus();
   }
 }
@@ -486,6 +561,15 @@ function setUpControls() {
   level.value = botLevel();
   level.addEventListener("change", () => remembered.set(BOT_LEVEL_KEY, level.value));
   $("continue-button").addEventListener("click", showContinueDialog);
+  $("hint-button").addEventListener("click", askHint);
+  $("sound-on").addEventListener("change", (event) => cues.setSound(event.target.checked));
+  $("notify-on").addEventListener("change", async (event) => {
+    const wanted = event.target.checked;
+    event.target.checked = await cues.setNotify(wanted);
+    if (wanted && !event.target.checked) toast("This browser does not allow notifications for this page.");
+  });
+  $("panels-toggle").addEventListener("click", () => showPanels(!document.body.classList.contains("panels-open")));
+  $("panels-close").addEventListener("click", () => showPanels(false));
   $("last-trick-button").addEventListener("click", () => {
     const panel = $("last-trick");
     panel.hidden = !panel.hidden;
@@ -495,11 +579,32 @@ function setUpControls() {
     }
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") $("last-trick").hidden = true;
+    if (event.key !== "Escape") return;
+    $("last-trick").hidden = true;
+    showPanels(false);
   });
+}
+
+/** On small screens the side panels fold away; the toggle brings them over the table. */
+function showPanels(open) {
+  const wasOpen = document.body.classList.contains("panels-open");
+  document.body.classList.toggle("panels-open", open);
+  $("panels-toggle").setAttribute("aria-expanded", String(open));
+  if (open && !wasOpen) $("panels-close").focus({ preventScroll: true });
+  if (!open && wasOpen && $("side-panels").contains(document.activeElement)) $("panels-toggle").focus();
+}
+
+async function loadPresets() {
+  try {
+    page.presets = presetEntries(await api("/api/presets"));
+    render();
+  } catch {
+    /* the rules are still listed, without the preset's name */
+  }
 }
 
 setUpLinks();
 setUpControls();
+loadPresets();
 showBanner("Connecting…", "connecting");
 connection.connect();

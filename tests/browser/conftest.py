@@ -96,14 +96,18 @@ def open_page(browser, server: LiveServer) -> Iterator[Callable[..., object]]:
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, *, full_page: bool = True, doc: bool | None = None) -> Path:
     """Save test-artifacts/screenshots/<name>.png; with SPADES_DOC_SCREENSHOTS=1 also
-    refresh docs/screenshots/<name>.png (the README's pictures)."""
+    refresh docs/screenshots/<name>.png (the README's pictures): those named without a
+    "-", or any with `doc=True`. `full_page=False` shows the window only, as a player
+    sees it without scrolling."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     _saved.append(path)
-    if os.environ.get("SPADES_DOC_SCREENSHOTS") == "1" and "-" not in name:
+    if doc is None:
+        doc = "-" not in name
+    if os.environ.get("SPADES_DOC_SCREENSHOTS") == "1" and doc:
         DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, DOC_SCREENSHOTS / path.name)
     return path

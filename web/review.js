@@ -1,0 +1,141 @@
+// Hand review: a finished hand replayed trick by trick with every hand face up, from the
+// history the server keeps (each seat's `deal` and the hand's `plays`; the server shows
+// a hand only once it is over). Step 0 is the deal; step k shows the k-th trick in the
+// middle, who took it, and what each seat still held after it. Bids, tricks taken so
+// far and the hand's score change are always shown. ←/→ step, Home/End jump.
+// Also the game's record as a JSON file.
+
+import { cardFace, cardName, sortHand } from "/static/cards.js";
+import { el, keyed, patch } from "/static/dom.js";
+import { sideName } from "/static/seating.js";
+
+function signed(points) {
+  return points > 0 ? `+${points}` : String(points);
+}
+
+function bidWords(bid) {
+  if (bid === null || bid === undefined) return "no bid";
+  if (bid === "blind_nil") return "blind nil";
+  if (bid === 0) return "nil";
+  return `bid ${bid}`;
+}
+
+/** What the table looked like after `step` tricks: cards left per seat, tricks taken. */
+export function replayAt(hand, step) {
+  const plays = (hand.plays ?? []).slice(0, step);
+  // Each card played leaves its seat's hand once (a two-deck table holds two of a card).
+  const left = hand.deal.map((cards) => [...cards]);
+  for (const trick of plays) {
+    for (const play of trick.cards) left[play.seat].splice(left[play.seat].indexOf(play.card), 1);
+  }
+  const taken = hand.deal.map(() => 0);
+  for (const trick of plays) taken[trick.winner] += 1;
+  return { left, taken, trick: plays[step - 1] ?? null };
+}
+
+export class HandReview {
+  /** @param {HTMLDialogElement} dialog  @param {() => object} pageOf the table page's state */
+  constructor(dialog, pageOf) {
+    this.dialog = dialog;
+    this.pageOf = pageOf;
+    this.hand = null;
+    this.step = 0;
+    dialog.addEventListener("keydown", (event) => this.key(event));
+  }
+
+  get steps() {
+    return this.hand?.plays?.length ?? 0;
+  }
+
+  open(hand) {
+    this.hand = hand;
+    this.step = this.steps; // the end of the hand first: the score change, the last trick
+    this.draw();
+    if (!this.dialog.open) this.dialog.showModal();
+    this.dialog.querySelector("button.review-next, button.review-prev")?.focus();
+  }
+
+  go(step) {
+    this.step = Math.max(0, Math.min(this.steps, step));
+    this.draw();
+  }
+
+  key(event) {
+    const moves = { ArrowLeft: this.step - 1, ArrowRight: this.step + 1, Home: 0, End: this.steps };
+    if (!(event.key in moves) || event.target.closest?.("input, select")) return;
+    event.preventDefault();
+    this.go(moves[event.key]);
+  }
+
+  draw() {
+    const page = this.pageOf();
+    const { hand, step } = this;
+    const names = page.table.seats.map((seat) => seat.name);
+    const nameOf = (seat) => names[seat] || `Seat ${seat + 1}`;
+    const state = replayAt(hand, step);
+    const deck = page.table.rules.deck;
+    const recorded = hand.plays !== null && hand.plays !== undefined;
+    const where = !recorded ? "The deal (the tricks of this hand were not recorded)"
+      : step === 0 ? "The deal" : `Trick ${step} of ${this.steps}`;
+    patch(this.dialog,
+      el("div", { key: "head", class: "review-head" },
+        el("h2", { id: "review-title" }, `Hand ${hand.hand} — ${where}`),
+        el("button", { type: "button", class: "close", onclick: () => this.dialog.close() }, "Close")),
+      el("div", { key: "steps", class: "review-steps", role: "group", "aria-label": "Step through the hand" },
+        el("button", { type: "button", class: "review-first", disabled: step === 0, onclick: () => this.go(0) }, "⏮ Deal"),
+        el("button", { type: "button", class: "review-prev", disabled: step === 0, onclick: () => this.go(step - 1) }, "◀ Previous"),
+        el("button", { type: "button", class: "review-next primary", disabled: step >= this.steps, onclick: () => this.go(step + 1) }, "Next ▶"),
+        el("button", { type: "button", class: "review-last", disabled: step >= this.steps, onclick: () => this.go(this.steps) }, "Last ⏭"),
+        el("span", { class: "muted small" }, "Keys: ← → Home End")),
+      this.trickBox(state.trick, nameOf),
+      el("ol", { key: "seats", class: "review-seats" }, state.left.map((cards, seat) =>
+        el("li", { key: seat, class: `review-seat${state.trick?.winner === seat ? " winner" : ""}`, dataset: { seat } },
+          el("p", { class: "review-who" },
+            el("strong", {}, nameOf(seat)),
+            ` · ${bidWords(hand.bids[seat])} · took ${state.taken[seat]}`,
+            hand.dealer === seat ? el("span", { class: "chip dealer" }, "Dealer") : null),
+          el("div", { class: "review-cards", role: "group", "aria-label": `${nameOf(seat)}'s cards` },
+            sortHand(cards, { deck }).map((card, index) => keyed(cardFace(card), `${card}${index}`)))))),
+      this.scoreChange(page, names));
+  }
+
+  trickBox(trick, nameOf) {
+    if (!trick) return el("div", { key: "trick", class: "review-trick empty" }, el("p", { class: "muted" }, "No trick played yet."));
+    return el("div", { key: "trick", class: "review-trick", role: "group", "aria-label": "This trick" },
+      el("ol", { class: "review-trick-cards" }, trick.cards.map((play, index) => {
+        const face = keyed(cardFace(play.card), `${play.seat}${play.card}`);
+        face.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardName(play.card)}`);
+        return el("li", { key: `${play.seat}`, class: play.seat === trick.winner ? "winner" : "", dataset: { seat: play.seat } },
+          face, el("span", { class: "small" }, `${index === 0 ? "led · " : ""}${nameOf(play.seat)}`));
+      })),
+      el("p", { class: "review-winner" }, `${nameOf(trick.winner)} took it`));
+  }
+
+  scoreChange(page, names) {
+    const sides = this.hand.sides.map((side) => side.seats);
+    return el("ul", { key: "score", class: "review-score", "aria-label": "Score change of this hand" },
+      this.hand.sides.map((side, index) =>
+        el("li", { key: index },
+          el("strong", {}, sideName(sides, index, names)),
+          ` contract ${side.contract}, took ${side.taken}: `,
+          el("b", {}, signed(side.points)),
+          ` → ${side.score} (${side.bags} bag${side.bags === 1 ? "" : "s"})`)));
+  }
+}
+
+/** The game's record: rules, seats' names, and every hand's history, as a JSON download. */
+export function downloadRecord(page, history, presetName) {
+  const record = {
+    table: { id: page.tableId, name: page.table.name, preset: presetName ?? null, rules: page.table.rules },
+    game_number: page.table.game_number,
+    seats: page.table.seats.map((seat) => ({ seat: seat.seat, name: seat.name, bot: seat.bot })),
+    series: page.table.series ?? null,
+    hands: history,
+  };
+  const blob = new Blob([JSON.stringify(record, null, 2)], { type: "application/json" });
+  const link = el("a", { href: URL.createObjectURL(blob), download: `spades-${page.tableId}-game-${page.table.game_number}.json` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
