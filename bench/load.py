@@ -598,8 +598,7 @@ def spades_env(args: argparse.Namespace, database_url: str) -> dict[str, str]:
     return {
         "DATABASE_URL": database_url,
         # Every socket and every set-up request comes from 127.0.0.1: lift those limits.
-        # The per-socket message limit (20/s) stays: a seat sends far fewer, and a limit of
-        # 100000/s made the moving window's bookkeeping a tenth of the server's CPU.
+        # The per-socket message limit (20/s) stays, as in production: a seat sends fewer.
         "SPADES_WS_PER_ADDRESS": str(sockets + 16),
         "SPADES_HTTP_RATE_LIMIT": "1000/second",
         "SPADES_SPECTATORS_PER_TABLE": str(max(200, args.spectators)),
