@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any
 
 from server.engine.cards import CLUBS, CODES, INDEX, SUIT_SINGULAR, SUITS, CardOrder, card_name
@@ -191,3 +192,19 @@ def logged_action(seat: int, action: dict[str, Any]) -> tuple[int, str, Any]:
     kind = action["type"]
     value = action[ACTION_FIELDS[kind]]
     return seat, kind, tuple(value) if kind == "pass" else value
+
+
+def pass_actions(hand: Sequence[str], count: int, compact: bool) -> list[dict[str, Any]]:
+    """The legal pass from a hand (codes in hand order): every set of ``count`` cards,
+    each once, or with ``compact`` the constraint the view carries instead.
+
+    >>> pass_actions(["2C", "3C", "AS"], 2, compact=False)[:2]
+    [{'type': 'pass', 'cards': ['2C', '3C']}, {'type': 'pass', 'cards': ['2C', 'AS']}]
+    >>> pass_actions(["2C", "3C", "AS"], 2, compact=True)
+    [{'type': 'pass', 'count': 2}]
+    """
+    if compact:
+        return [{"type": "pass", "count": count}]
+    return [
+        {"type": "pass", "cards": list(cards)} for cards in dict.fromkeys(combinations(hand, count))
+    ]

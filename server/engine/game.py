@@ -72,7 +72,6 @@ broadcasts views, never raw events.
 from __future__ import annotations
 
 import random
-from itertools import combinations
 from typing import Any, cast
 
 from server.engine.actions import (
@@ -88,6 +87,7 @@ from server.engine.actions import (
     checked_code,
     checked_pass,
     logged_action,
+    pass_actions,
 )
 from server.engine.cards import (
     CARD_SLOTS,
@@ -95,6 +95,7 @@ from server.engine.cards import (
     CODES,
     INDEX,
     SPADES,
+    CardOrder,
     card_order,
     counted_led,
     deck_codes,
@@ -104,6 +105,7 @@ from server.engine.dealing import checked_deck, shuffle
 from server.engine.play import first_trick_plays, legal_plays
 from server.engine.rules import Rules
 from server.engine.scoring import BLIND_NIL, Bid, game_winner, is_nil, score_sides, side_contract
+from server.engine.view import copy_result, seat_cards, seat_view
 
 # ACTION_FIELDS, PHASE_ACTION and shuffle live in actions and dealing; imported from here too.
 __all__ = ["ACTION_FIELDS", "PHASE_ACTION", "STATE_FORMAT", "Game", "IllegalAction", "shuffle"]
@@ -264,19 +266,8 @@ class Game:
             return [{"type": "blind_nil", "declare": True}, {"type": "blind_nil", "declare": False}]
         if phase == "draw":
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
-        return self._pass_actions(seat, compact=False)
-
-    def _pass_actions(self, seat: int, compact: bool) -> list[dict[str, Any]]:
-        """The pass of a seat on turn: every set of cards (``legal``), or with
-        ``compact`` its constraint, ``{"type": "pass", "count": n}`` (the view's form)."""
-        count = self.rules.blind_nil_pass
-        if compact:
-            return [{"type": "pass", "count": count}]
         hand = self._order.sorted_codes(self.hands[seat])
-        return [
-            {"type": "pass", "cards": list(cards)}
-            for cards in dict.fromkeys(combinations(hand, count))
-        ]
+        return pass_actions(hand, self.rules.blind_nil_pass, compact=False)
 
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
@@ -386,50 +377,50 @@ class Game:
         """
         if seat is not None and not self._is_seat(seat):
             raise bad_seat(seat)
-        phase = self.phase
-        hand = None
-        if seat is not None and seat not in self._owing_blind():
-            hand = self._order.sorted_codes(self.hands[seat])
-        draw_card = None
-        if phase == "draw" and seat == self.seat_to_play:
-            draw_card = CODES[self._stock[self._stock_pos]]
-        last_trick = None
-        if self._last_trick is not None:
-            cards, winner = self._last_trick
-            last_trick = {"cards": _seat_cards(cards), "winner": winner}
-        return {
-            "phase": phase,
-            "seat": seat,
-            "players": self._n,
-            "sides": self.sides,
-            "dealer": self.dealer,
-            "turn": self.turn,
-            "hand": hand,
-            "hand_sizes": [len(cards) for cards in self.hands],
-            "bids": list(self.bids),
-            "contracts": self._side_contracts(),
-            "trick": _seat_cards(self._trick),
-            "last_trick": last_trick,
-            "played": _seat_cards(self._played),
-            "tricks_won": list(self.tricks_won),
-            "spades_broken": self._spades_broken,
-            "scores": self.scores,
-            "target_score": self.rules.target_score,
-            "legal": self._view_legal(seat),
-            "pending": self.pending,
-            "draw_card": draw_card,
-            "stock_size": len(self._stock) - self._stock_pos if phase == "draw" else 0,
-            "hand_number": self.hand_number,
-            "last_hand": _copy_result(self.hand_results[-1]) if self.hand_results else None,
-            "winner": self.winner,
-        }
+        return seat_view(self, seat)
 
-    def _view_legal(self, seat: int | None) -> list[dict[str, Any]]:
-        if seat is None:
-            return []
-        if self.phase == "pass" and seat in self.turn:
-            return self._pass_actions(seat, compact=True)
-        return self.legal(seat)
+    # The public reading the view is built from (engine ints; read, never change).
+
+    @property
+    def card_order(self) -> CardOrder:
+        """How this table's cards compare (suits, powers, sorting)."""
+        return self._order
+
+    @property
+    def contracts(self) -> list[int | None] | None:
+        """Each side's contract as the view gives it (see ``view``)."""
+        return self._side_contracts()
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The trick on the table, ``(seat, card)`` in play order."""
+        return self._trick
+
+    @property
+    def played(self) -> list[tuple[int, int]]:
+        """The cards of this hand's finished tricks, ``(seat, card)`` in play order."""
+        return self._played
+
+    @property
+    def last_trick(self) -> tuple[list[tuple[int, int]], int] | None:
+        """The last finished trick and its winner (the previous hand's until the first
+        trick of this one is complete)."""
+        return self._last_trick
+
+    @property
+    def spades_broken(self) -> bool:
+        return self._spades_broken
+
+    def draw_card(self, seat: int | None) -> str | None:
+        """The stock's top card, for the seat on turn in the draw only (else None)."""
+        if self.phase == "draw" and seat == self.seat_to_play:
+            return CODES[self._stock[self._stock_pos]]
+        return None
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock during the draw (0 otherwise)."""
+        return len(self._stock) - self._stock_pos if self.phase == "draw" else 0
 
     @property
     def pending(self) -> list[int]:
@@ -478,7 +469,7 @@ class Game:
             "last_trick": None
             if self._last_trick is None
             else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
-            "hand_results": [_copy_result(result) for result in self.hand_results],
+            "hand_results": [copy_result(result) for result in self.hand_results],
             "log": [[seat, action] for seat, action in self.log],
         }
 
@@ -530,7 +521,7 @@ class Game:
         game._last_trick = (
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
-        game.hand_results = [_copy_result(result) for result in data["hand_results"]]
+        game.hand_results = [copy_result(result) for result in data["hand_results"]]
         game._log = [logged_action(seat, action) for seat, action in data["log"]]
         if game.phase == "play":
             game._build_hand_codes()
@@ -887,7 +878,7 @@ class Game:
                 {
                     "type": "trick",
                     "winner": winner,
-                    "cards": _seat_cards(trick),
+                    "cards": seat_cards(trick),
                     "number": self._trick_number,
                 }
             )
@@ -912,7 +903,7 @@ class Game:
         }
         self.hand_results.append(result)
         if events is not None:
-            events.append({"type": "hand_scored", **_copy_result(result)})
+            events.append({"type": "hand_scored", **copy_result(result)})
         self.winner = game_winner(rules, sides)
         if self.winner is not None:
             self.phase = "over"
@@ -968,21 +959,3 @@ def _play_entries(
         )
         _PLAY_ENTRIES[players] = entries
     return entries
-
-
-def _copy_result(result: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a hand summary that shares nothing mutable with the original."""
-    return {
-        **result,
-        "bids": list(result["bids"]),
-        "tricks": list(result["tricks"]),
-        "sides": [
-            {**side, "seats": list(side["seats"]), "nil": [dict(nil) for nil in side["nil"]]}
-            for side in result["sides"]
-        ],
-        "deal": [list(cards) for cards in result["deal"]],
-    }
-
-
-def _seat_cards(cards: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    return [{"seat": seat, "card": CODES[card]} for seat, card in cards]

@@ -1,0 +1,88 @@
+"""What one seat may see: the view a player or a spectator gets (docs/protocol.md).
+
+Built only from the game's public reading, so that nothing hidden can slip in: the seat's
+own hand (once it has seen its cards), never another's, the stock, or the passed cards
+before the exchange.
+
+>>> from server.engine import Game, Rules
+>>> view = seat_view(Game(Rules.preset("standard"), seed=7), None)
+>>> view["hand"], view["contracts"], len(view["hand_sizes"])
+(None, None, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from server.engine.actions import pass_actions
+from server.engine.cards import CODES
+
+if TYPE_CHECKING:
+    from server.engine.game import Game
+
+
+def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
+    """``game.view(seat)`` for a checked seat (None: a spectator); see ``Game.view``."""
+    phase = game.phase
+    hand = None
+    if seat is not None and not (phase == "blind" and seat in game.pending):
+        hand = game.card_order.sorted_codes(game.hands[seat])
+    last = game.last_trick
+    results = game.hand_results
+    return {
+        "phase": phase,
+        "seat": seat,
+        "players": game.rules.players,
+        "sides": game.sides,
+        "dealer": game.dealer,
+        "turn": game.turn,
+        "hand": hand,
+        "hand_sizes": [len(cards) for cards in game.hands],
+        "bids": list(game.bids),
+        "contracts": game.contracts,
+        "trick": seat_cards(game.trick),
+        "last_trick": None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]},
+        "played": seat_cards(game.played),
+        "tricks_won": list(game.tricks_won),
+        "spades_broken": game.spades_broken,
+        "scores": game.scores,
+        "target_score": game.rules.target_score,
+        "legal": _legal(game, seat),
+        "pending": game.pending,
+        "draw_card": game.draw_card(seat),
+        "stock_size": game.stock_size,
+        "hand_number": game.hand_number,
+        "last_hand": copy_result(results[-1]) if results else None,
+        "winner": game.winner,
+    }
+
+
+def _legal(game: Game, seat: int | None) -> list[dict[str, Any]]:
+    """``game.legal(seat)``, but the pass as its constraint (one entry, not thousands)."""
+    if seat is None:
+        return []
+    if game.phase == "pass" and seat in game.turn:
+        return pass_actions(
+            game.card_order.sorted_codes(game.hands[seat]), game.rules.blind_nil_pass, compact=True
+        )
+    return game.legal(seat)
+
+
+def seat_cards(cards: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
+    """``(seat, card)`` plays as the protocol's ``{"seat", "card"}`` dicts."""
+    return [{"seat": seat, "card": CODES[card]} for seat, card in cards]
+
+
+def copy_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a hand summary that shares nothing mutable with the original."""
+    return {
+        **result,
+        "bids": list(result["bids"]),
+        "tricks": list(result["tricks"]),
+        "sides": [
+            {**side, "seats": list(side["seats"]), "nil": [dict(nil) for nil in side["nil"]]}
+            for side in result["sides"]
+        ],
+        "deal": [list(cards) for cards in result["deal"]],
+    }
