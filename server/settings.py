@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     outage_poll_seconds: float = Field(default=1.0, gt=0)
     # Human-like pause before a bot acts; 0 in tests.
     bot_delay: float = 0.8
+    # Processes that make bot decisions, so that a thinking bot never holds up the event
+    # loop (the GIL); 0: in a thread of the server process.
+    bot_processes: int = Field(default=1, ge=0)
     # A table nobody watches and no bot or timer needs leaves memory after this many
     # seconds; the database keeps it, and the next request loads it again.
     room_idle_seconds: float = Field(default=300.0, ge=0)
@@ -73,6 +76,11 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("FORWARDED_ALLOW_IPS", "SPADES_FORWARDED_ALLOW_IPS"),
     )
+    # The garbage collector's first threshold (allocations between young collections;
+    # Python's own is 700), and whether what start-up made leaves its sight (gc.freeze):
+    # with many tables in memory a full collection otherwise stops every table.
+    gc_threshold: int = Field(default=50_000, ge=0)
+    gc_freeze: bool = True
     log_level: str = "INFO"
     # One JSON object per log line; unset (None): JSON unless standard error is a terminal,
     # where a person reads plain lines. The Docker image and compose set it to true.

@@ -38,11 +38,13 @@ from server.realtime.messages import (
     Back,
     Chat,
     Hello,
+    Hint,
     Ping,
     ServerMessage,
     error,
     read_client_message,
 )
+from server.realtime.room import Frame
 from server.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -151,7 +153,7 @@ class SocketListener:
                 await self.close_now(*item)
                 return
             try:
-                text = orjson.dumps(item).decode()
+                text = item.text if isinstance(item, Frame) else orjson.dumps(item).decode()
             except TypeError as problem:  # orjson.JSONEncodeError is a TypeError
                 self._failed("socket message could not be encoded", item, problem)
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
@@ -362,6 +364,8 @@ async def handle(
         await hub.chat(room, socket, command.text)
     elif isinstance(command, Back):
         await hub.take_back(room, socket)
+    elif isinstance(command, Hint):
+        await hub.hint(room, socket, command.id)
     return greeted
 
 

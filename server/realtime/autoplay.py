@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing
+import random
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from server.engine import Game
+from server.engine import Game, Rules
 from server.observability import ERRORS
 from server.realtime.errors import TableError
 from server.realtime.hosting import TIMEOUTS_TO_AUTOPLAY, utcnow
@@ -33,6 +36,51 @@ log = structlog.get_logger(__name__)
 
 # How long a process's claim to drive a table's bots lasts unless renewed (plus bot_delay).
 BOT_CLAIM_SECONDS = 5.0
+
+
+# The bot decision processes of this server process, by pool size (settings.bot_processes):
+# made on the first decision, shared by every hub, ended with the interpreter.
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def decide(rules: Rules, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+    """One bot decision, in a decision process: everything it needs comes pickled, the rng
+    as a seed drawn from the room's own."""
+    from server.engine.bots import choose_action
+
+    return dict(choose_action(rules, view, level, random.Random(seed)))
+
+
+def decision_pool(size: int) -> ProcessPoolExecutor:
+    pool = _POOLS.get(size)
+    if pool is None:
+        # forkserver: workers fork from a clean process that imported the bots once, not
+        # from this one with its threads and sockets.
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["server.engine.bots"])
+        pool = _POOLS[size] = ProcessPoolExecutor(size, mp_context=context)
+    return pool
+
+
+async def bot_decision(
+    processes: int, rules: Rules, view: dict[str, Any], level: str, rng: random.Random
+) -> dict[str, Any]:
+    """A bot's action for `view`, made away from the event loop: in a decision process
+    (a thinking bot holds no other table up, whatever the GIL), or with `processes` 0 in
+    a worker thread. A pool whose process died is made again for the next decision."""
+    seed = rng.getrandbits(64)
+    if processes <= 0:
+        return await asyncio.to_thread(decide, rules, view, level, seed)
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(
+            decision_pool(processes), decide, rules, view, level, seed
+        )
+    except BrokenExecutor:
+        ERRORS.labels(where="bot_pool").inc()
+        log.warning("bot decision process died; the pool is made again")
+        _POOLS.pop(processes, None)
+        return await asyncio.to_thread(decide, rules, view, level, seed)
 
 
 def playing_again(current: SeatRecord) -> SeatRecord:
@@ -118,15 +166,15 @@ class Autoplay:
 
     async def _turn(self, room: Room, seat: int, level: str, cause: str | None) -> bool:
         """One bot action, under the room's lock; False when the bots must stop."""
-        from server.engine.bots import choose_action
-
         assert room.game is not None
         view = room.game.view(seat)
         try:
-            # In a worker thread: an advanced decision takes tens of milliseconds, which
-            # other tables' moves should not wait for. The room stays locked meanwhile,
-            # and the bot reads only its view (a fresh dict) and the room's own rng.
-            action = await asyncio.to_thread(choose_action, room.rules, view, level, room.rng)
+            # Away from the event loop: an advanced or expert decision takes tens to
+            # hundreds of milliseconds, which other tables' moves should not wait for.
+            # The room stays locked meanwhile; the bot reads only its view (a fresh dict).
+            action = await bot_decision(
+                self.settings.bot_processes, room.rules, view, level, room.rng
+            )
         except Exception:
             ERRORS.labels(where="bot").inc()
             log.exception("bot failed", table=room.id, version=room.version)

@@ -30,6 +30,7 @@ from typing import Any, TypeVar, cast
 import structlog
 
 from server.engine import Game, IllegalAction, Rules
+from server.names import bot_name
 from server.observability import (
     ACTION_LATENCY,
     ACTIONS,
@@ -38,7 +39,8 @@ from server.observability import (
     REFUSED_ACTIONS,
     ROOMS_LOADED,
 )
-from server.realtime.autoplay import Autoplay, playing_again, seat_after
+from server.realtime import collector
+from server.realtime.autoplay import Autoplay, bot_decision, playing_again, seat_after
 from server.realtime.errors import TableError, no_such_seat
 from server.realtime.hosting import (
     fresh_deadline,
@@ -49,7 +51,13 @@ from server.realtime.hosting import (
     public_action,
     utcnow,
 )
-from server.realtime.messages import ServerMessage, TimerMove, chat_message, error
+from server.realtime.messages import (
+    HintMessage,
+    ServerMessage,
+    TimerMove,
+    chat_message,
+    error,
+)
 from server.realtime.presence import Presence
 from server.realtime.pubsub import TableNotices
 from server.realtime.room import Listener, Room, public_table
@@ -75,6 +83,8 @@ WRITE_ATTEMPTS = 3
 WRITE_RETRY_DELAYS = (0.05, 0.25, 1.0)
 # Pauses before loading a room dropped after a failed write, growing while loading fails.
 REVIVE_FIRST, REVIVE_MAX, REVIVE_ATTEMPTS = 0.5, 10.0, 20
+# The bot level whose choice a hint shows.
+HINT_LEVEL = "advanced"
 # Engine refusals that clients have always seen as codes of their own, not `illegal`.
 OWN_CODES = frozenset(("not_your_turn", "game_over"))
 
@@ -91,6 +101,7 @@ def hand_fields(result: dict[str, Any], timer_moves: list[TimerMove]) -> dict[st
         "deal": result["deal"],
         "sides": result["sides"],
         "timer_moves": timer_moves,
+        "plays": result.get("plays"),
     }
 
 
@@ -135,6 +146,7 @@ class TableHub:
                 continue
             log.info("game resumed", table=room.id, version=room.version)
             self.autoplay.schedule(room)
+        collector.tune(self.settings)
         self._sweeper = asyncio.create_task(self._rooms.sweep(lambda: self.closing))
         if self._shared:
             self._presence_keeper = asyncio.create_task(self.presence.keep())
@@ -203,10 +215,15 @@ class TableHub:
     # -- HTTP-side changes -------------------------------------------------------
 
     async def create_table(
-        self, name: str | None, rules: Rules, listed: bool = False, turn_seconds: int | None = None
+        self,
+        name: str | None,
+        rules: Rules,
+        listed: bool = False,
+        turn_seconds: int | None = None,
+        hints: bool | None = None,
     ) -> tuple[Room, str, str]:
         """A new table; returns its room, its invite and the host token (each shown once,
-        stored only as a hash)."""
+        stored only as a hash). Hints are on at friends' (unlisted) tables unless said."""
         table_id = secrets.token_urlsafe(6)
         invite, host_token = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
         hosts = Hosting(
@@ -214,6 +231,7 @@ class TableHub:
             invite_hash=hash_token(invite),
             host_hash=hash_token(host_token),
             turn_seconds=turn_seconds,
+            hints=not listed if hints is None else hints,
         )
         await self.store.create_table(
             table_id,
@@ -264,7 +282,8 @@ class TableHub:
         async def seat_bot(room: Room) -> None:
             self._check_invite(room, invite, host_token)
             current = self._empty_seat(room, seat)
-            bot = SeatRecord(current.seat, name=f"Bot ({level})", bot=level, connected=True)
+            name = bot_name(current.seat, room.rules.players)
+            bot = SeatRecord(current.seat, name=name, bot=level, connected=True)
             await self._write_seat(room, bot)
 
         await self._mutate(room, seat_bot)
@@ -595,6 +614,30 @@ class TableHub:
         except TableError as refusal:
             listener.send(error(refusal.code, refusal.message))
 
+    async def hint(self, room: Room, listener: Listener, hint_id: str | int | None = None) -> None:
+        """`hint`: the advanced bot's choice from the asking seat's own view, sent to that
+        socket alone. Nothing is played and nothing changes, so no lock is taken: the
+        view is read at once and the answer names the version it was made on."""
+        seat = listener.seat
+        game = room.game
+        try:
+            if seat is None:
+                raise TableError("not_seated", "Spectators get no hints; take a seat first.")
+            if not room.hosting.hints:
+                raise TableError("hints_off", "Hints are off at this table.")
+            if game is None or room.status != "playing":
+                raise TableError("not_started", "The game has not started yet.")
+            if seat not in game.turn:
+                raise TableError("not_your_turn", "A hint waits for your turn.")
+        except TableError as refusal:
+            listener.send(error(refusal.code, refusal.message, hint_id))
+            return
+        version, view = room.version, game.view(seat)
+        action = await bot_decision(
+            self.settings.bot_processes, room.rules, view, HINT_LEVEL, room.rng
+        )
+        listener.send(HintMessage(type="hint", id=hint_id, version=version, action=action))
+
     async def chat(self, room: Room, listener: Listener, text: str) -> None:
         """A chat line (already checked by `messages.Chat`), stored and sent to everyone."""
 
@@ -820,14 +863,10 @@ class TableHub:
 
     def _broadcast(self, room: Room) -> None:
         """Each listener gets its own view, computed now (once per seat); the public table
-        once for all."""
-        views: dict[int | None, dict[str, Any] | None] = {}
-        table = room.table()
-        for listener in room.listeners:
-            seat = listener.seat
-            if seat not in views:
-                views[seat] = room.view(seat)
-            listener.send(room.state_message(listener, views[seat], table))
+        once for all, each encoded once (`Room.state_frames`)."""
+        listeners = list(room.listeners)
+        for listener, frame in zip(listeners, room.state_frames(listeners), strict=True):
+            listener.send(frame)
 
     @staticmethod
     def _tell(room: Room, message: ServerMessage) -> None:
@@ -987,6 +1026,8 @@ class TableHub:
                 room.seats[seat] = changed
             ACTIONS.labels(type=str(action.get("type"))).inc()
             if over:
+                if game.winner is not None:
+                    room.series[game.winner] += 1
                 OPEN_TABLES.dec()
                 log.info("game over", table=room.id, version=version, winner=game.winner)
 

@@ -17,6 +17,8 @@ from collections import deque
 from datetime import datetime
 from typing import Any, Protocol, cast
 
+import orjson
+
 from server.engine import Game, Rules
 from server.realtime.hosting import hash_token, iso_ms, matches, public_action, utcnow
 from server.realtime.messages import (
@@ -41,6 +43,18 @@ class Listener(Protocol):
     def send(self, message: ServerMessage) -> None: ...
 
     async def close(self, code: int, reason: str) -> None: ...
+
+
+class Frame(dict[str, Any]):
+    """A message with its JSON text made once for all the sockets it goes to: the socket
+    layer sends `text` as it is instead of encoding the message again. It is still the
+    message itself (a dict), for any listener that reads it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, message: StateMessage, text: str) -> None:
+        super().__init__(message)
+        self.text = text
 
 
 def load_game(rules: Rules, record: TableRecord) -> Game | None:
@@ -100,6 +114,7 @@ class Room:
         self.hands_saved = record.game.hands_saved if record.game else 0
         self.chat.clear()
         self.chat.extend(record.chat)
+        self.series = list(record.series)
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -194,6 +209,7 @@ class Room:
             winner=game.winner if game is not None else None,
             hands_played=len(game.hand_results) if game is not None else 0,
             hosting=self.hosting,
+            series=self.series,
         )
 
     def public(self) -> dict[str, Any]:
@@ -220,6 +236,51 @@ class Room:
             "server_time": iso_ms(utcnow()),
             "timer_moves": self.timer_moves,
         }
+
+    def state_frames(self, listeners: list[Listener]) -> list[StateMessage]:
+        """The `state` of each of `listeners` after a change, each as a `Frame`, in their
+        order. JSON is made once per change for the public part (the table, the timer),
+        once per seat for its view, and spliced: sockets of the same seat and host role
+        share one frame (spectators all share theirs)."""
+        table = self.table()
+        server_time = iso_ms(utcnow())
+        shared = orjson.dumps(
+            {
+                "table": table,
+                "deadline": iso_ms(self.hosting.deadline),
+                "server_time": server_time,
+                "timer_moves": self.timer_moves,
+            }
+        )
+        head = b'{"type":"state","version":%d,"seat":' % self.version
+        views: dict[int | None, tuple[dict[str, Any] | None, bytes]] = {}
+        frames: dict[tuple[int | None, bool], Frame] = {}
+        answer: list[StateMessage] = []
+        for listener in listeners:
+            seat, host = listener.seat, self.has_controls(listener)
+            frame = frames.get((seat, host))
+            if frame is None:
+                if seat not in views:
+                    view = self.view(seat)
+                    views[seat] = view, orjson.dumps(view)
+                view, view_json = views[seat]
+                message = self.state_message(listener, view, table)
+                message["server_time"] = server_time  # one moment for the whole change
+                # The keys of `state_message` in another order (a JSON object has none):
+                # the shared object's braces are dropped, its keys follow the host's.
+                text = b"".join(
+                    (
+                        head,
+                        b"null" if seat is None else b"%d" % seat,
+                        b',"state":',
+                        view_json,
+                        b',"host":true,' if host else b',"host":false,',
+                        shared[1:],
+                    )
+                )
+                frame = frames[(seat, host)] = Frame(message, text.decode())
+            answer.append(cast(StateMessage, frame))
+        return answer
 
     def welcome(self, listener: Listener) -> StateMessage:
         """The answer to a socket's `hello`: its state, the chat so far, the protocol."""
@@ -252,6 +313,8 @@ def public_table(table: TableSummary) -> PublicTable:
         "host_seat": table.hosting.host_seat,
         "turn_seconds": table.hosting.turn_seconds,
         "deadline": iso_ms(table.hosting.deadline),
+        "series": table.series,
+        "hints": table.hosting.hints,
     }
 
 
