@@ -37,3 +37,24 @@ def check_text(text: str, what: str) -> str:
     if refused is not None:
         raise ValueError(f"{what} may not contain control characters ({refused}).")
     return text
+
+
+# Where each seat sits, clockwise from seat 0, by the number of players.
+SEAT_PLACES: dict[int, tuple[str, ...]] = {
+    2: ("North", "South"),
+    3: ("North", "East", "West"),
+    4: ("North", "East", "South", "West"),
+    6: ("North", "North-east", "South-east", "South", "South-west", "North-west"),
+}
+
+
+def bot_name(seat: int, players: int) -> str:
+    """A bot's name: where it sits, so that every bot at a table has its own.
+
+    >>> [bot_name(seat, 4) for seat in range(4)]
+    ['North bot', 'East bot', 'South bot', 'West bot']
+    >>> bot_name(4, 5)
+    'Seat 5 bot'
+    """
+    places = SEAT_PLACES.get(players)
+    return f"{places[seat]} bot" if places else f"Seat {seat + 1} bot"

@@ -62,6 +62,10 @@ class PublicTable(BaseModel):
     host_seat: int | None
     turn_seconds: int | None
     deadline: str | None
+    # Games won by each side at this table, across rematches.
+    series: list[int]
+    # Whether players may ask for a hint (the advanced bot's choice; never played).
+    hints: bool
 
 
 class CreatedTable(PublicTable):
@@ -129,6 +133,19 @@ class TimerMove(BaseModel):
     action: PublicAction
 
 
+class PlayedCard(BaseModel):
+    seat: int
+    card: str
+
+
+class PlayedTrick(BaseModel):
+    """One trick of a finished hand: who led, the cards in play order, who took it."""
+
+    leader: int
+    cards: list[PlayedCard]
+    winner: int
+
+
 class FinishedHand(BaseModel):
     hand: int
     dealer: int | None
@@ -138,6 +155,8 @@ class FinishedHand(BaseModel):
     deal: list[list[str]]
     sides: list[SideResult]
     timer_moves: list[TimerMove]
+    # Every trick in order, for the hand's replay; null for hands stored before it was kept.
+    plays: list[PlayedTrick] | None
 
 
 class History(BaseModel):

@@ -78,6 +78,8 @@ class NewTable(BaseModel):
     # Private by default: only listed tables are in the lobby and open to strangers.
     listed: StrictBool = False
     turn_seconds: TurnSeconds = None
+    # Hints for players: null is on at friends' (unlisted) tables, off at listed ones.
+    hints: StrictBool | None = None
 
     @field_validator("name")
     @classmethod
@@ -141,7 +143,7 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, 
     except ValidationError as invalid:
         raise HTTPException(422, rule_errors(invalid)) from None
     room, invite, host_token = await hub.create_table(
-        body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds
+        body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds, hints=body.hints
     )
     # The only answer that carries the invite and the host token: shown once, to the host.
     return room.public() | {

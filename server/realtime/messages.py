@@ -137,22 +137,30 @@ class Ping(ClientMessage):
     type: Literal["ping"]
 
 
-ClientCommand = Annotated[Hello | Act | Chat | Back | Ping, Field(discriminator="type")]
-CLIENT_MESSAGES: TypeAdapter[Hello | Act | Chat | Back | Ping] = TypeAdapter(ClientCommand)
+class Hint(ClientMessage):
+    """A player on turn asks what the advanced bot would do; nothing is played."""
+
+    type: Literal["hint"]
+    id: StrictStr | StrictInt | None = None
+    refusals: ClassVar[dict[str, str]] = {"id": '"id" must be a string.'}
+
+
+Command = Hello | Act | Chat | Back | Ping | Hint
+ClientCommand = Annotated[Command, Field(discriminator="type")]
+CLIENT_MESSAGES: TypeAdapter[Command] = TypeAdapter(ClientCommand)
 MODELS: dict[str, type[ClientMessage]] = {
     "hello": Hello,
     "act": Act,
     "chat": Chat,
     "back": Back,
     "ping": Ping,
+    "hint": Hint,
 }
 # Refusal codes a validator may raise as its error type; any other error is a wrong type.
 REFUSAL_CODES = frozenset(("bad_chat", "bad_message"))
 
 
-def read_client_message(
-    message: dict[str, Any], chat_max_length: int | None = None
-) -> Hello | Act | Chat | Back | Ping:
+def read_client_message(message: dict[str, Any], chat_max_length: int | None = None) -> Command:
     """The typed form of one decoded client message (a JSON object with a string `type`),
     or TableError with the code and words of docs/protocol.md."""
     kind = message["type"]
@@ -209,6 +217,9 @@ class PublicTable(TypedDict):
     host_seat: int | None
     turn_seconds: int | None
     deadline: str | None
+    # Games won by each side at this table, across rematches; whether hints are on.
+    series: list[int]
+    hints: bool
 
 
 class TimerMove(TypedDict):
@@ -253,7 +264,17 @@ class PongMessage(TypedDict):
     type: Literal["pong"]
 
 
-ServerMessage = StateMessage | ChatMessage | ErrorMessage | PongMessage
+class HintMessage(TypedDict):
+    """The answer to `hint`, to the asking socket only: the advanced bot's choice from
+    that seat's view at `version`."""
+
+    type: Literal["hint"]
+    id: str | int | None
+    version: int
+    action: dict[str, Any]
+
+
+ServerMessage = StateMessage | ChatMessage | ErrorMessage | PongMessage | HintMessage
 SERVER_MESSAGES: TypeAdapter[ServerMessage] = TypeAdapter(
     Annotated[ServerMessage, Field(discriminator="type")]
 )
