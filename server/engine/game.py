@@ -59,7 +59,13 @@ codes), ``seat_to_play`` (the one seat on turn as an int, cheaper than ``turn[0]
 meaningful in ``"pass"`` and ``"over"``), ``hands`` (int cards per seat), ``pending``
 (seats owing a blind nil decision or a pass), ``sides``, ``hand_number``, ``dealer``,
 ``bids``, ``tricks_won``, ``hand_results``, ``log`` (``(seat, action)`` accepted so far),
-``to_state()`` / ``from_state(data)``.
+``to_state()`` / ``from_state(data)``, and what the view is built from (``contracts``,
+``trick``, ``played``, ``last_trick``, ``spades_broken``, ``draw_card(seat)``,
+``stock_size``, ``card_order``).
+
+The jobs around the state machine live beside it: ``play`` (which cards may be played),
+``cards`` (who takes a trick), ``actions`` (action shapes and refusals), ``view`` (what a
+seat sees), ``dealing`` (decks and shuffles), ``scoring``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``): ``hand_start``,
 ``blind_nil``, ``pass_chosen`` (seat only), ``pass`` (**private**: the cards a seat gave
