@@ -43,3 +43,26 @@ def test_cards_have_spoken_names_symbols_and_hand_order(open_page) -> None:
     assert result["label"] == "Queen of spades"
     assert "♠" in result["text"] and "Q" in result["text"]
     assert result["red"] is True
+
+
+JOKERS = """async () => {
+  const cards = await import('/static/cards.js');
+  const read = (code) => {
+    const face = cards.cardFace(code);
+    return {
+      corners: [...face.querySelectorAll('.corner')].map((corner) => corner.textContent),
+      centre: face.querySelector('.joker-centre').textContent,
+      colour: face.querySelector('.art').classList.contains('red') ? 'red' : 'black',
+    };
+  };
+  return { big: read('BJ'), little: read('LJ') };
+}"""
+
+
+def test_big_and_little_jokers_differ_in_both_corners_and_the_centre(open_page) -> None:
+    jokers = open_page("/").evaluate(JOKERS)
+    assert jokers["big"]["corners"] == ["B★", "B★"]
+    assert jokers["little"]["corners"] == ["L★", "L★"]
+    assert jokers["big"]["centre"] == "★BIG"
+    assert jokers["little"]["centre"] == "☆LITTLE"
+    assert jokers["big"]["colour"] != jokers["little"]["colour"]
