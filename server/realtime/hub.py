@@ -105,6 +105,12 @@ def hand_fields(result: dict[str, Any], timer_moves: list[TimerMove]) -> dict[st
     }
 
 
+def seated_at(occupant: SeatRecord, seat: int, players: int) -> SeatRecord:
+    """`occupant` (or an empty seat) in `seat`; a bot takes the name of its new place."""
+    name = bot_name(seat, players) if occupant.bot is not None else occupant.name
+    return replace(occupant, seat=seat, name=name)
+
+
 class TableHub:
     """Every table this process serves; the only code that changes a table."""
 
@@ -349,9 +355,12 @@ class TableHub:
             moved = [listener for listener in room.listeners if listener.seat in swap]
             for listener in moved:
                 listener.seat = swap[listener.seat]  # type: ignore[index]  # in swap: an int
+            players = room.rules.players
             try:
                 await self._write_seats(
-                    room, [replace(second, seat=seat), replace(first, seat=to)], host_seat=host
+                    room,
+                    [seated_at(second, seat, players), seated_at(first, to, players)],
+                    host_seat=host,
                 )
             except BaseException:
                 for listener in moved:
