@@ -28,7 +28,8 @@ from typing import Any
 import orjson
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -87,6 +88,27 @@ def create_engine(url: str) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_pre_ping=True, hide_parameters=True, **json)
+
+
+def sqlite_file_engine(engine: AsyncEngine) -> Engine | None:
+    """A synchronous engine (sqlite3 itself, no thread of its own) on the SQLite file of
+    `engine`, set up the same way (WAL, busy timeout, `BEGIN IMMEDIATE`, orjson): for the
+    store's writer thread (`server.store.batch`). None for PostgreSQL or an in-memory
+    database, which another connection would not share."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    file = create_sync_engine(
+        url.set(drivername="sqlite"),
+        hide_parameters=True,
+        connect_args={"isolation_level": "IMMEDIATE", "check_same_thread": False},
+        json_serializer=json_text,
+        json_deserializer=orjson.loads,
+    )
+    event.listen(file, "connect", _sqlite_pragmas)
+    # Its connection closes with the engine's own (the app's shutdown, a test's end).
+    event.listen(engine.sync_engine, "engine_disposed", lambda _engine: file.dispose())
+    return file
 
 
 # One lock per SQLite file and event loop: the writers of this process queue on it.

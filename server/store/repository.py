@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, Table, bindparam, func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
 
 from server.engine import Rules
@@ -623,41 +624,38 @@ def seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
     }
 
 
-async def write_actions(connection: AsyncConnection, writes: list[ActionWrite]) -> Outcomes:
+def write_actions(connection: Connection, writes: list[ActionWrite]) -> Outcomes:
     """Write a batch of accepted actions of different tables on one open transaction: each
     its table's version bump, its seats, its log row, its snapshot and finished hands; the
     new version of each, or VersionConflict for one whose table moved on (it writes
     nothing else). A handful of statements whatever the batch's size: one executemany per
-    kind of row."""
-    landed = await _bump_versions(connection, writes)
+    kind of row. Synchronous: on SQLite it runs whole in the writer thread, on PostgreSQL
+    in `run_sync` (`server.store.batch`)."""
+    landed = _bump_versions(connection, writes)
     done = [write for write, outcome in zip(writes, landed, strict=True) if outcome is not None]
     seats = [seat_params(write.table_id, seat) for write in done for seat in write.seats]
     if seats:
-        await connection.execute(WRITE_SEAT, seats)
+        connection.execute(WRITE_SEAT, seats)
     if done:
-        await connection.execute(insert(ACTIONS), [_log_row(write) for write in done])
+        connection.execute(insert(ACTIONS), [_log_row(write) for write in done])
     for write in done:
         fields = _game_fields(write)
         if fields:
-            await connection.execute(
-                update(GAMES).where(GAMES.c.id == write.game_id).values(**fields)
-            )
+            connection.execute(update(GAMES).where(GAMES.c.id == write.game_id).values(**fields))
     hands = [
         {"game_id": write.game_id, "number": write.first_hand_number + offset, **hand}
         for write in done
         for offset, hand in enumerate(write.new_hands)
     ]
     if hands:
-        await connection.execute(insert(HANDS), hands)
+        connection.execute(insert(HANDS), hands)
     return [
         VersionConflict(write.table_id) if version is None else version
         for write, version in zip(writes, landed, strict=True)
     ]
 
 
-async def _bump_versions(
-    connection: AsyncConnection, writes: list[ActionWrite]
-) -> list[int | None]:
+def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
     """Raise each write's table version by one where it still is the write's old version;
     the new versions (None where the table moved on). One executemany where the driver
     counts its rows (SQLite), else one UPDATE per write."""
@@ -672,13 +670,13 @@ async def _bump_versions(
         for write in writes
     ]
     if len(writes) > 1 and connection.dialect.supports_sane_multi_rowcount:
-        result = await connection.execute(BUMP_ACTION, params)
+        result = connection.execute(BUMP_ACTION, params)
         if result.rowcount != len(writes):
             raise Ambiguous()
         return [write.old_version + 1 for write in writes]
     landed: list[int | None] = []
     for write, one in zip(writes, params, strict=True):
-        result = await connection.execute(BUMP_ACTION, one)
+        result = connection.execute(BUMP_ACTION, one)
         landed.append(write.old_version + 1 if result.rowcount == 1 else None)
     return landed
 
