@@ -15,6 +15,10 @@ within a time budget per decision.
   card dropped on a partner's lead says it holds no honour there (deals that break a
   read count for less). Once few tricks are left each imagined deal is solved exactly
   (``expert_endgame.py``) instead of played out by the policy.
+- **Play-outs** (``HuntingRollout``) are the advanced level's, with two changes: a seat
+  in front of an opposing nil follows low, as a table's nil hunters do, and bags are a
+  debt growing with the square of the count, so the bag that reaches the limit costs
+  nearly the whole penalty while early bags are cheap.
 - **Time**: a decision imagines deals until ``budget`` seconds (wall clock) have nearly
   gone, ``SPADES_BOT_BUDGET_MS`` milliseconds by default (150), or exactly ``samples``
   deals when the caller fixes them (then the answer does not depend on the clock).
@@ -223,7 +227,7 @@ def choose_bid(
             if bid == 0:
                 nil_made += tricks[state.seat] == 0
         count += 1
-    if 0 in totals and nil_made < NIL_MIN_MADE * count:
+    if 0 in totals and len(totals) > 1 and nil_made < NIL_MIN_MADE * count:
         del totals[0]
     best = max(totals.values())
     tied = [bid for bid, total in totals.items() if total >= best - 1e-9]
@@ -271,15 +275,15 @@ def _bid_candidates(
     if rules.ten_for_two_hundred:
         partner = sum(b for s in state.teammates if isinstance(b := state.bids[s], int))
         wanted.add(10 if rules.bidding == "team" else 10 - partner)
-    wanted.discard(0)
     hand = view.get("hand") or []
-    if (
+    nil_hand = (
         hand_strength(hand, rules.deck, rules.players) <= NIL_TRY_STRENGTH
         and nil_danger(hand, rules.deck, rules.players) <= NIL_TRY_DANGER
-    ):
+    )
+    if anchor == 0 or nil_hand:
         wanted.add(0)
-    if 0 in numbers and anchor == 0:
-        wanted.add(0)
+    else:
+        wanted.discard(0)
     found = sorted(numbers & wanted)
     return found or [anchor]
 
@@ -437,17 +441,15 @@ def _reads_of_follow(
     if keys[card] > keys[best]:
         return []
     top = order.power[best] if order.suit[best] == led else 99
-    if state.bids[seat] in (0, "blind_nil"):
-        # A nil ducks with its highest card under the winner: none lies between.
+    if state.is_nil(seat):
+        # A clean nil ducks with its highest card under the winner: none lies between.
         return [(seat, led, power + 1, top - 1, NIL_DUCK_READ)]
-    my_side = state.side_of(seat)
-    if winner in my_side:
-        if before[0][0] in my_side and power <= LOW_POWER:
+    side = state.side_of(seat)
+    if winner in side:
+        if before[0][0] in side and power <= LOW_POWER:
             return [(seat, led, HONOUR_POWER, 99, NO_HONOUR_READ)]
         return []
-    partners_after = any(
-        s in my_side for s in _seats_after_in_trick(state, before[0][0], len(before))
-    )
+    partners_after = any(s in side for s in _seats_after_in_trick(state, before[0][0], len(before)))
     if not partners_after and order.suit[best] == led:
         return [(seat, led, top + 1, 99, CANNOT_BEAT_READ)]
     return []
