@@ -40,7 +40,7 @@ export class HandReview {
     this.pageOf = pageOf;
     this.hand = null;
     this.step = 0;
-    dialog.addEventListener("keydown", (event) => this.key(event));
+    document.addEventListener("keydown", (event) => this.dialog.open && this.key(event));
   }
 
   get steps() {
@@ -52,12 +52,19 @@ export class HandReview {
     this.step = this.steps; // the end of the hand first: the score change, the last trick
     this.draw();
     if (!this.dialog.open) this.dialog.showModal();
-    this.dialog.querySelector("button.review-next, button.review-prev")?.focus();
+    this.keepFocus();
   }
 
   go(step) {
     this.step = Math.max(0, Math.min(this.steps, step));
     this.draw();
+    this.keepFocus();
+  }
+
+  /** A step button that became disabled (at either end) drops the focus: catch it. */
+  keepFocus() {
+    if (this.dialog.contains(document.activeElement) && !document.activeElement.disabled) return;
+    this.dialog.querySelector(".review-steps button:not([disabled])")?.focus();
   }
 
   key(event) {
@@ -82,10 +89,10 @@ export class HandReview {
         el("h2", { id: "review-title" }, `Hand ${hand.hand} — ${where}`),
         el("button", { type: "button", class: "close", onclick: () => this.dialog.close() }, "Close")),
       el("div", { key: "steps", class: "review-steps", role: "group", "aria-label": "Step through the hand" },
-        el("button", { type: "button", class: "review-first", disabled: step === 0, onclick: () => this.go(0) }, "⏮ Deal"),
+        el("button", { type: "button", class: "review-first", disabled: step === 0, onclick: () => this.go(0) }, "« Deal"),
         el("button", { type: "button", class: "review-prev", disabled: step === 0, onclick: () => this.go(step - 1) }, "◀ Previous"),
         el("button", { type: "button", class: "review-next primary", disabled: step >= this.steps, onclick: () => this.go(step + 1) }, "Next ▶"),
-        el("button", { type: "button", class: "review-last", disabled: step >= this.steps, onclick: () => this.go(this.steps) }, "Last ⏭"),
+        el("button", { type: "button", class: "review-last", disabled: step >= this.steps, onclick: () => this.go(this.steps) }, "Last »"),
         el("span", { class: "muted small" }, "Keys: ← → Home End")),
       this.trickBox(state.trick, nameOf),
       el("ol", { key: "seats", class: "review-seats" }, state.left.map((cards, seat) =>
@@ -129,7 +136,7 @@ export function downloadRecord(page, history, presetName) {
     table: { id: page.tableId, name: page.table.name, preset: presetName ?? null, rules: page.table.rules },
     game_number: page.table.game_number,
     seats: page.table.seats.map((seat) => ({ seat: seat.seat, name: seat.name, bot: seat.bot })),
-    series: page.table.series ?? null,
+    series: page.table.series,
     hands: history,
   };
   const blob = new Blob([JSON.stringify(record, null, 2)], { type: "application/json" });

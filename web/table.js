@@ -327,16 +327,19 @@ function renderHeader() {
   renderSeries();
 }
 
-/** "Games won: Ann & Cy 2 · Bo & Di 1": the table's finished games across rematches. */
+/**
+ * "Games won: Ann & Cy 2 · Bo & Di 1": the table's `series`, games won by each side
+ * across rematches (kept by the server), once a game has been won.
+ */
 function renderSeries() {
   const tally = $("series-tally");
-  const series = page.table.series;
-  tally.hidden = !series?.games;
-  if (!series?.games) return;
+  const wins = page.table.series;
+  const games = wins.reduce((sum, won) => sum + won, 0);
+  tally.hidden = games === 0;
+  if (!games) return;
   const names = page.table.seats.map((seat) => seat.name);
-  const wins = page.sides.map((_, index) => `${sideName(page.sides, index, names)} ${series.wins[index] ?? 0}`);
-  setText(tally, `Games won: ${wins.join(" · ")}`);
-  tally.title = `${series.games} game${series.games === 1 ? "" : "s"} finished at this table`;
+  setText(tally, `Games won: ${page.sides.map((_, index) => `${sideName(page.sides, index, names)} ${wins[index] ?? 0}`).join(" · ")}`);
+  tally.title = `${games} game${games === 1 ? "" : "s"} won at this table`;
 }
 
 /** Every rule of the table in the lobby's words (rules.js), the preset named first. */

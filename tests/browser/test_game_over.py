@@ -1,5 +1,6 @@
 """One player against three bots to the end of a short game: the game-over panel names
-the winner with the final scores, and Rematch starts a new game at the same table."""
+the winner with the final scores, the series tally counts the game, and Rematch starts
+a new game at the same table with the tally kept."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
     info = page.request.get(f"/api/tables/{table['id']}").json()
     assert info["status"] == "over"
     winner_side = info["winner"]
-    names = {0: "Solo", 1: "Bot", 2: "Bot", 3: "Bot"}
+    # Bots are named by where they sit (seat 1 is North); the sides are seats 1 & 3, 2 & 4.
+    names = {0: "Solo & South bot", 1: "East bot & West bot"}
     assert names[winner_side] in over.locator(":scope > h2").text_content()
     finals = [
         int(text.split()[0])
@@ -41,6 +43,9 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
     ]
     assert finals == [side["score"] for side in info["scores"]]
     screenshot(page, "game-over")
+    # The series tally counts the game won; a rematch keeps it.
+    tally = f"Games won: {names[0]} {int(winner_side == 0)} · {names[1]} {int(winner_side == 1)}"
+    page.locator("#series-tally", has_text=tally).wait_for()
 
     page.get_by_role("button", name="Rematch").click()
     over.wait_for(state="detached")
@@ -48,3 +53,4 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
     info = page.request.get(f"/api/tables/{table['id']}").json()
     assert info["status"] == "playing"
     assert info["game_number"] == 2
+    assert page.locator("#series-tally").text_content() == tally
