@@ -242,10 +242,6 @@ class Rollout:
         return value
 
 
-# expert_endgame.py imports the trick's taker by this name.
-_taking = taking
-
-
 def _forced_win(winners: list[int], keys: list[int], last: bool) -> int:
     """Every card wins: the highest when last (the trick is lost anyway), else the
     lowest, hoping a later player overtakes."""
