@@ -14,7 +14,21 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, Table, bindparam, func, insert, select, update
+from sqlalchemy import (
+    CursorResult,
+    DateTime,
+    Integer,
+    String,
+    Table,
+    bindparam,
+    cast,
+    column,
+    func,
+    insert,
+    select,
+    update,
+    values,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
@@ -658,7 +672,8 @@ def write_actions(connection: Connection, writes: list[ActionWrite]) -> Outcomes
 def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
     """Raise each write's table version by one where it still is the write's old version;
     the new versions (None where the table moved on). One executemany where the driver
-    counts its rows (SQLite), else one UPDATE per write."""
+    counts its rows (SQLite), one UPDATE from a VALUES list on PostgreSQL (whose
+    executemany does not count), else one UPDATE per write."""
     params = [
         {
             "b_id": write.table_id,
@@ -669,6 +684,8 @@ def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[in
         }
         for write in writes
     ]
+    if len(writes) > 1 and connection.dialect.name == "postgresql":
+        return _bump_by_values(connection, writes)
     if len(writes) > 1 and connection.dialect.supports_sane_multi_rowcount:
         result = connection.execute(BUMP_ACTION, params)
         if result.rowcount != len(writes):
@@ -679,6 +696,31 @@ def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[in
         result = connection.execute(BUMP_ACTION, one)
         landed.append(write.old_version + 1 if result.rowcount == 1 else None)
     return landed
+
+
+def _bump_by_values(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
+    """`_bump_versions` in one PostgreSQL statement: UPDATE ... FROM (VALUES ...) RETURNING
+    the ids of the tables that were still at their write's old version."""
+    bumps = values(
+        column("id", String),
+        column("old", Integer),
+        column("status", String),
+        column("deadline", DateTime(timezone=True)),
+        name="bumps",
+    ).data([(w.table_id, w.old_version, w.status, w.deadline) for w in writes])
+    statement = (
+        update(TABLES)
+        .where(TABLES.c.id == bumps.c.id, TABLES.c.version == bumps.c.old)
+        .values(
+            version=bumps.c.old + 1,
+            status=bumps.c.status,
+            # A column of NULLs alone would be read as text.
+            deadline=cast(bumps.c.deadline, DateTime(timezone=True)),
+        )
+        .returning(TABLES.c.id)
+    )
+    bumped = set(connection.execute(statement).scalars())
+    return [w.old_version + 1 if w.table_id in bumped else None for w in writes]
 
 
 def _log_row(write: ActionWrite) -> dict[str, Any]:
