@@ -90,7 +90,10 @@ class SocketListener:
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
-        self.queue: asyncio.Queue[ServerMessage | tuple[int, str]] = asyncio.Queue()
+        # The mailbox: messages, then perhaps a close (code, reason). A bare deque and one
+        # future for the writer to wait on: an asyncio.Queue costs four deques a socket.
+        self.queue: deque[ServerMessage | tuple[int, str]] = deque()
+        self._wakeup: asyncio.Future[None] | None = None
         self.writer: asyncio.Task[None] | None = None
         self.closer: asyncio.Task[None] | None = None
         # Set once the socket is being dropped: nothing more is queued for it.
@@ -102,23 +105,36 @@ class SocketListener:
     def send(self, message: ServerMessage) -> None:
         if self.dropped:
             return
-        if self.queue.qsize() >= MAX_QUEUED:
+        if len(self.queue) >= MAX_QUEUED:
             log.warning("socket dropped: client reads too slowly", table=self.table_id)
             SOCKETS_DROPPED.labels(reason="too_slow").inc()
             self.drop(CLOSE_TOO_SLOW, "too slow")
             return
-        self.queue.put_nowait(message)
+        self._put(message)
 
     async def close(self, code: int, reason: str) -> None:
         """Close after every message queued so far (a restart, a table reloading)."""
-        self.queue.put_nowait((code, reason))
+        self._put((code, reason))
+
+    def _put(self, item: ServerMessage | tuple[int, str]) -> None:
+        self.queue.append(item)
+        if self._wakeup is not None and not self._wakeup.done():
+            self._wakeup.set_result(None)
+
+    async def _next(self) -> ServerMessage | tuple[int, str]:
+        while not self.queue:
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        return self.queue.popleft()
 
     def drop(self, code: int, reason: str) -> None:
         """Close now: forget what is queued and stop the writer wherever it waits (a send
         blocked on a peer that reads nothing), then close with `code`."""
         self.dropped = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
+        self.queue.clear()
         if self.writer is not None:
             self.writer.cancel()
         self.closer = asyncio.create_task(self._close_after_writer(code, reason))
@@ -148,7 +164,7 @@ class SocketListener:
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
         while True:
-            item = await self.queue.get()
+            item = await self._next()
             if isinstance(item, tuple):
                 await self.close_now(*item)
                 return

@@ -31,6 +31,8 @@ from server.realtime.messages import (
 )
 from server.store.repository import ChatLine, Hosting, SeatRecord, TableRecord, TableSummary, iso
 
+ROOM_RNG = random.Random()
+
 # The bot that plays for a player who is away past the grace time.
 AUTOPLAY_LEVEL = "advanced"
 
@@ -85,7 +87,8 @@ class Room:
         self.host_listeners: set[Listener] = set()
         # Wakes a bot task that stands by while another process drives the bots.
         self.bot_nudge = asyncio.Event()
-        self.rng = random.Random()
+        # Bots draw a seed from it for each decision; one for every room (its state is 2.5 KB).
+        self.rng = ROOM_RNG
         self.chat: deque[ChatLine] = deque(maxlen=chat_history)
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
         self.evicted = False
