@@ -28,3 +28,9 @@ async def lobby() -> FileResponse:
 async def table_page(table_id: str, request: Request) -> FileResponse:
     await request.app.state.hub.room(table_id)
     return page("table.html")
+
+
+@router.get("/favicon.ico")
+async def favicon() -> FileResponse:
+    """Browsers and bookmarks ask for /favicon.ico whatever the page links: the spade."""
+    return FileResponse(WEB / "favicon.svg", media_type="image/svg+xml")

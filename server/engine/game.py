@@ -150,6 +150,10 @@ class Game:
         self._setup()
         self._scores = [[0, 0] for _ in self._sides]
         self.hand_results: list[dict[str, Any]] = []
+        # Every trick of each hand finished in this object's lifetime, by hand number, for
+        # the store's replay record: not in views, events or snapshots (a snapshot is taken
+        # after a hand's record is stored).
+        self.hand_plays: dict[int, list[dict[str, Any]]] = {}
         self._log: list[tuple[int, str, Any]] = []
         self.winner: int | None = None
         self.hand_number = 0
@@ -528,6 +532,7 @@ class Game:
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
         game.hand_results = [copy_result(result) for result in data["hand_results"]]
+        game.hand_plays = {}
         game._log = [logged_action(seat, action) for seat, action in data["log"]]
         if game.phase == "play":
             game._build_hand_codes()
@@ -893,6 +898,19 @@ class Game:
 
     # ------------------------------------------------------------------ scoring
 
+    def _hand_plays(self) -> list[dict[str, Any]]:
+        """Every trick of the finished hand in order: its leader, its cards, its taker (who
+        leads the next one; the last one's is the last trick's)."""
+        n = self._n
+        tricks = [self._played[start : start + n] for start in range(0, len(self._played), n)]
+        takers = [trick[0][0] for trick in tricks[1:]]
+        if self._last_trick is not None:
+            takers.append(self._last_trick[1])
+        return [
+            {"leader": trick[0][0], "cards": seat_cards(trick), "winner": taker}
+            for trick, taker in zip(tricks, takers, strict=True)
+        ]
+
     def _finish_hand(self, events: list[dict[str, Any]] | None) -> None:
         rules = self.rules
         # Every seat has bid by the last trick.
@@ -908,6 +926,7 @@ class Game:
             "deal": self._deal,
         }
         self.hand_results.append(result)
+        self.hand_plays[self.hand_number] = self._hand_plays()
         if events is not None:
             events.append({"type": "hand_scored", **copy_result(result)})
         self.winner = game_winner(rules, sides)

@@ -91,9 +91,12 @@ OWN_CODES = frozenset(("not_your_turn", "game_over"))
 __all__ = ["Listener", "Room", "TableHub", "error"]
 
 
-def hand_fields(result: dict[str, Any], timer_moves: list[TimerMove]) -> dict[str, Any]:
+def hand_fields(
+    result: dict[str, Any], timer_moves: list[TimerMove], plays: list[dict[str, Any]] | None
+) -> dict[str, Any]:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
-    breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils)."""
+    breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
+    `plays` every trick of the hand, for its replay."""
     return {
         "dealer": result.get("dealer"),
         "bids": result["bids"],
@@ -101,7 +104,7 @@ def hand_fields(result: dict[str, Any], timer_moves: list[TimerMove]) -> dict[st
         "deal": result["deal"],
         "sides": result["sides"],
         "timer_moves": timer_moves,
-        "plays": result.get("plays"),
+        "plays": plays,
     }
 
 
@@ -1017,7 +1020,10 @@ class TableHub:
             action=action,
             # A snapshot after each finished hand; resuming replays the log after it.
             snapshot=game.to_state() if results or over else None,
-            new_hands=[hand_fields(result, timer_moves) for result in results],
+            new_hands=[
+                hand_fields(result, timer_moves, game.hand_plays.get(result["hand_number"]))
+                for result in results
+            ],
             first_hand_number=room.hands_saved + 1,
             winner=game.winner,
             final_scores=game.scores if over else None,

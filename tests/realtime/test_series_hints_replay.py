@@ -1,0 +1,143 @@
+"""Through the real protocol, on SQLite and PostgreSQL: the series tally across a rematch and
+a fresh hub on the same database (a restart), hints, and every trick of a finished hand in
+the history (docs/protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from server.engine import Rules
+from server.realtime.hub import TableHub
+from server.realtime.pubsub import LocalNotices
+from tests.api.test_tables import bearer
+from tests.realtime.players import TableClient, create_table, play_turns, seat_players
+
+FAST_RULES = {"preset": "standard", "target_score": 100}
+
+
+def over(game_number: int) -> Any:
+    return lambda m: m["table"]["game_number"] == game_number and m["table"]["status"] == "over"
+
+
+async def table_info(http: httpx.AsyncClient, table_id: str) -> dict[str, Any]:
+    return (await http.get(f"/api/tables/{table_id}")).json()
+
+
+async def test_the_series_counts_each_game_won_across_a_rematch_and_a_restart(served, http):
+    app, address = served
+    hub: TableHub = app.state.hub
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    rules = Rules.model_validate(FAST_RULES)
+    assert (await table_info(http, table_id))["series"] == [0, 0]
+    tally = [0, 0]
+    try:
+        await play_turns(players, rules, done=over(1))
+        first = await table_info(http, table_id)
+        tally[first["winner"]] += 1
+        assert first["series"] == tally
+        assert all(player.state["table"]["series"] == tally for player in players)
+
+        again = await http.post(f"/api/tables/{table_id}/rematch", headers=bearer(players[0].token))
+        assert again.status_code == 201, again.text
+        assert again.json()["series"] == tally  # a new game keeps the tally
+        await play_turns(players, rules, done=over(2))
+        second = await table_info(http, table_id)
+        tally[second["winner"]] += 1
+        assert second["series"] == tally and sum(tally) == 2
+    finally:
+        for player in players:
+            await player.close()
+
+    # A fresh hub on the same database, as after a restart: the tally is read back from
+    # the stored games, for the table and for the lobby's summaries.
+    fresh = TableHub(hub.store, hub.settings, LocalNotices())
+    assert (await fresh.table_info(table_id))["series"] == tally
+    summaries = {table.id: table for table in await fresh.store.summaries(("over",))}
+    assert summaries[table_id].series == tally
+
+
+async def test_the_history_holds_every_trick_of_each_finished_hand(served, http):
+    _app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    rules = Rules.model_validate(FAST_RULES)
+    try:
+        await play_turns(players, rules, done=lambda m: m["table"]["hands_played"] >= 1)
+        history = (await http.get(f"/api/tables/{table_id}/history")).json()
+        hand = history["hands"][0]
+        plays = hand["plays"]
+        assert len(plays) == 13 and all(len(trick["cards"]) == 4 for trick in plays)
+        played: list[set[str]] = [set(), set(), set(), set()]
+        for trick in plays:
+            for card in trick["cards"]:
+                played[card["seat"]].add(card["card"])
+        assert played == [set(cards) for cards in hand["deal"]]
+        assert [sum(t["winner"] == seat for t in plays) for seat in range(4)] == hand["tricks"]
+        # The replay is the history's: no state message carries a hand's plays.
+        assert all("plays" not in str(m.get("state")) for p in players for m in p.messages)
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def hint(client: TableClient, hint_id: str = "h") -> dict[str, Any]:
+    await client.send({"type": "hint", "id": hint_id})
+    return await client.until(lambda m: m["type"] in ("hint", "error"))
+
+
+async def test_a_hint_is_a_legal_move_for_the_asking_player_alone_and_plays_nothing(served, http):
+    _app, address = served
+    made = await http.post("/api/tables", json={"rules": FAST_RULES, "listed": True, "hints": True})
+    table_id = made.json()["id"]
+    players = await seat_players(http, address, table_id, 4)
+    watcher = TableClient(address, table_id)
+    await watcher.connect()
+    try:
+        version = players[0].version
+        on_turn = next(p for p in players if p.state["seat"] in p.view["turn"])
+        waiting = next(p for p in players if p.state["seat"] not in p.view["turn"])
+        for p in players:
+            p.drain()
+        watcher.drain()
+
+        answer = await hint(on_turn, "h1")
+        assert answer["type"] == "hint" and answer["id"] == "h1"
+        assert answer["version"] == version
+        assert answer["action"] in on_turn.view["legal"]
+
+        assert (await hint(waiting))["code"] == "not_your_turn"
+        assert (await hint(watcher))["code"] == "not_seated"
+        # Nothing was played or announced: no other socket got anything, the version stands.
+        assert (await table_info(http, table_id))["version"] == version
+        others = [p for p in players if p is not on_turn and p is not waiting]
+        assert [m for p in others for m in p.drain()] == []
+        assert watcher.drain() == [] and waiting.drain() == []
+    finally:
+        for client in (*players, watcher):
+            await client.close()
+
+
+async def test_hints_are_on_at_friends_tables_and_off_at_listed_ones_unless_said(served, http):
+    _app, address = served
+    friends = (await http.post("/api/tables", json={})).json()
+    listed = (await http.post("/api/tables", json={"listed": True})).json()
+    quiet = (await http.post("/api/tables", json={"hints": False})).json()
+    assert (friends["hints"], listed["hints"], quiet["hints"]) == (True, False, False)
+    assert (await table_info(http, listed["id"]))["hints"] is False
+
+    players = await seat_players(http, address, listed["id"], 4)
+    try:
+        on_turn = next(p for p in players if p.state["seat"] in p.view["turn"])
+        refused = await hint(on_turn)
+        assert refused["type"] == "error" and refused["code"] == "hints_off"
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def test_favicon_is_the_spade(http):
+    icon = await http.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
