@@ -132,7 +132,7 @@ function drawPanel(page, act) {
  */
 export function passCount(view) {
   const pass = legalOf(view, "pass")[0];
-  return pass ? pass.count ?? pass.cards.length : 0;
+  return pass ? pass.count : 0;
 }
 
 /** The pass: the player picks cards in the hand below; the button sends them. */
