@@ -148,7 +148,9 @@ class GameRecord:
 
 
 @dataclass
-class TableRecord:
+class TableFields:
+    """What every stored view of a table starts with."""
+
     id: str
     name: str
     rules: dict[str, Any]
@@ -157,6 +159,12 @@ class TableRecord:
     game_number: int
     created: datetime
     seats: list[SeatRecord]
+
+
+@dataclass
+class TableRecord(TableFields):
+    """A table as loaded to play it: its current game, chat and tally with it."""
+
     hosting: Hosting = field(default_factory=Hosting)
     game: GameRecord | None = None
     chat: list[ChatLine] = field(default_factory=list)
@@ -165,18 +173,10 @@ class TableRecord:
 
 
 @dataclass
-class TableSummary:
+class TableSummary(TableFields):
     """What the lobby shows of a table, read without loading its game: the seats, and
     each side's score and bags after the current game's latest finished hand."""
 
-    id: str
-    name: str
-    rules: dict[str, Any]
-    status: str
-    version: int
-    game_number: int
-    created: datetime
-    seats: list[SeatRecord]
     # [{"score": int, "bags": int}] per side; [] before the first game starts.
     scores: list[dict[str, int]]
     winner: int | None
