@@ -371,7 +371,7 @@ def test_partner_of_a_blind_nil_passes_its_lowest_side_cards() -> None:
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown bot level"):
         choose_action(STANDARD, bid_view(WEAK_HAND), level="grandmaster")
-    assert BOT_LEVELS == ("basic", "advanced")
+    assert BOT_LEVELS == ("basic", "advanced", "expert")
 
 
 def test_no_legal_action_is_refused() -> None:
