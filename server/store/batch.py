@@ -8,11 +8,14 @@ tables are quiet each action still commits at once, alone. Each caller learns of
 commit only once the transaction has landed: it broadcasts after its own commit, never
 before.
 
-On SQLite a batch is one call into one writer thread, with its own synchronous
-connection to the file: BEGIN, the statements and COMMIT cost one hand-off between
-threads, not one per statement (as aiosqlite's would), which on a busy machine means one
-wait to be scheduled instead of five. On PostgreSQL the same statements run on the async
-engine (`run_sync`: asyncpg, no thread).
+On SQLite a batch is written by sqlite3 itself, synchronously, on the event loop: a
+small WAL transaction takes a fraction of a millisecond, less than handing it to another
+thread and back (aiosqlite does that for every statement; under the GIL the other thread
+only takes turns with the loop anyway, and on a busy machine each hand-off waits to be
+scheduled). That connection never waits for the file: if another process (a `spades`
+command) holds it, the batch goes to one writer thread whose connection waits as long as
+the busy timeout. On PostgreSQL the same statements run on the async engine (`run_sync`:
+asyncpg, no thread).
 
 A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
 tell which of its writes conflicted) is rolled back and its writes are committed again
@@ -28,6 +31,7 @@ from typing import Generic, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.store.db import sqlite_file_engine, write_lock
@@ -58,7 +62,8 @@ class GroupCommit(Generic[Write]):
     ) -> None:
         self.engine = engine
         self.write_all = write_all
-        # SQLite's own synchronous engine on the same file, for the writer thread.
+        # SQLite's own synchronous engines on the same file: on the loop, and in the thread.
+        self._inline: Engine | None = sqlite_file_engine(engine, wait=False)
         self._file: Engine | None = sqlite_file_engine(engine)
         self._waiting: list[tuple[Write, asyncio.Future[int]]] = []
         self._writer: asyncio.Task[None] | None = None
@@ -100,16 +105,27 @@ class GroupCommit(Generic[Write]):
 
     async def _transaction(self, writes: list[Write]) -> Outcomes:
         """`write_all` in one transaction, committed (or rolled back) before it answers."""
-        file = self._file
-        if file is None:
+        inline, file = self._inline, self._file
+        if inline is None or file is None:
             async with self.engine.begin() as connection:
                 return await connection.run_sync(self.write_all, writes)
+        try:
+            return self._write_on(inline, writes)
+        except OperationalError as refusal:
+            if not is_busy(refusal):
+                raise
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_SQLITE_WRITER, self._write_on, file, writes)
 
-        def write() -> Outcomes:
-            with file.begin() as connection:
-                return self.write_all(connection, writes)
+    def _write_on(self, file: Engine, writes: list[Write]) -> Outcomes:
+        with file.begin() as connection:
+            return self.write_all(connection, writes)
 
-        return await asyncio.get_running_loop().run_in_executor(_SQLITE_WRITER, write)
+
+def is_busy(refusal: OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds the file."""
+    words = str(refusal.orig).lower()
+    return "locked" in words or "busy" in words
 
 
 def _settle(answer: asyncio.Future[int], outcome: int | BaseException) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -90,11 +91,13 @@ def create_engine(url: str) -> AsyncEngine:
     return create_async_engine(url, pool_pre_ping=True, hide_parameters=True, **json)
 
 
-def sqlite_file_engine(engine: AsyncEngine) -> Engine | None:
+def sqlite_file_engine(engine: AsyncEngine, wait: bool = True) -> Engine | None:
     """A synchronous engine (sqlite3 itself, no thread of its own) on the SQLite file of
-    `engine`, set up the same way (WAL, busy timeout, `BEGIN IMMEDIATE`, orjson): for the
-    store's writer thread (`server.store.batch`). None for PostgreSQL or an in-memory
-    database, which another connection would not share."""
+    `engine`, set up the same way (WAL, busy timeout, `BEGIN IMMEDIATE`, orjson), for the
+    store's group commit (`server.store.batch`). `wait=False`: no busy timeout, a file
+    another process holds is refused at once (for writes made on the event loop itself).
+    None for PostgreSQL or an in-memory database, which another connection would not
+    share."""
     url = engine.url
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None
@@ -106,9 +109,17 @@ def sqlite_file_engine(engine: AsyncEngine) -> Engine | None:
         json_deserializer=orjson.loads,
     )
     event.listen(file, "connect", _sqlite_pragmas)
+    if not wait:
+        event.listen(file, "connect", _no_busy_wait)
     # Its connection closes with the engine's own (the app's shutdown, a test's end).
     event.listen(engine.sync_engine, "engine_disposed", lambda _engine: file.dispose())
     return file
+
+
+def _no_busy_wait(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=0")
+    cursor.close()
 
 
 # One lock per SQLite file and event loop: the writers of this process queue on it.
@@ -120,10 +131,15 @@ _WRITE_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asy
 def sqlite_write_lock(engine: AsyncEngine) -> asyncio.Lock:
     """The lock this process's write transactions on `engine`'s SQLite file take, first
     come first served (an asyncio.Lock hands itself to its waiters in order)."""
-    database = engine.url.database or ":memory:"
-    key = database if database == ":memory:" else str(Path(database).resolve())
+    key = _file_key(engine.url.database or ":memory:")
     locks = _WRITE_LOCKS.setdefault(asyncio.get_running_loop(), {})
     return locks.setdefault(key, asyncio.Lock())
+
+
+@functools.lru_cache(maxsize=64)
+def _file_key(database: str) -> str:
+    """The file's absolute path (resolved once: it is asked on every write)."""
+    return database if database == ":memory:" else str(Path(database).resolve())
 
 
 def write_lock(engine: AsyncEngine) -> AbstractAsyncContextManager[Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import pytest
 from sqlalchemy import func, select
@@ -100,3 +101,20 @@ async def test_a_failing_write_in_a_batch_fails_alone(store):
     assert isinstance(answers[0], Exception) and not isinstance(answers[0], VersionConflict)
     assert answers[1:] == [3, 3, 3]
     assert (await store.load("t-bad-0")).version == 2
+
+
+async def test_an_action_waits_for_another_process_holding_the_sqlite_file(store):
+    if store.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's file lock")
+    game = await started(store, "t-held")
+    other = sqlite3.connect(store.engine.url.database, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # a `spades` command writing to the same file
+    try:
+        pending = asyncio.ensure_future(store.record_action(bid("t-held", game, 2)))
+        await asyncio.sleep(0.3)
+        assert not pending.done()  # not refused: it waits in the writer thread
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    assert await asyncio.wait_for(pending, 10) == 3
+    assert await logged(store, game) == 1
