@@ -150,10 +150,11 @@ class Game:
         self._setup()
         self._scores = [[0, 0] for _ in self._sides]
         self.hand_results: list[dict[str, Any]] = []
-        # Every trick of each hand finished in this object's lifetime, by hand number, for
-        # the store's replay record: not in views, events or snapshots (a snapshot is taken
-        # after a hand's record is stored).
-        self.hand_plays: dict[int, list[dict[str, Any]]] = {}
+        # The cards of the latest hand this object saw finish, in play order, and the last
+        # trick's taker, by hand number: `plays_of` makes the replay record from them when
+        # the store writes the hand, right after its last card. Not in views, events or
+        # snapshots; one hand only, so that a long-lived game keeps no growing record.
+        self._hands_played: dict[int, tuple[list[tuple[int, int]], int]] = {}
         self._log: list[tuple[int, str, Any]] = []
         self.winner: int | None = None
         self.hand_number = 0
@@ -532,7 +533,7 @@ class Game:
             None if last is None else ([(seat, INDEX[code]) for seat, code in last[0]], last[1])
         )
         game.hand_results = [copy_result(result) for result in data["hand_results"]]
-        game.hand_plays = {}
+        game._hands_played = {}
         game._log = [logged_action(seat, action) for seat, action in data["log"]]
         if game.phase == "play":
             game._build_hand_codes()
@@ -898,14 +899,21 @@ class Game:
 
     # ------------------------------------------------------------------ scoring
 
-    def _hand_plays(self) -> list[dict[str, Any]]:
-        """Every trick of the finished hand in order: its leader, its cards, its taker (who
-        leads the next one; the last one's is the last trick's)."""
+    def plays_of(self, hand_number: int) -> list[dict[str, Any]] | None:
+        """Every trick of the latest hand this game object saw finish, in order: its
+        leader, its cards, its taker (who leads the next one); None for any other hand.
+
+        >>> game = Game(Rules.preset("standard"), seed=2)
+        >>> game.plays_of(1) is None
+        True
+        """
+        kept = self._hands_played.get(hand_number)
+        if kept is None:
+            return None
+        played, last_taker = kept
         n = self._n
-        tricks = [self._played[start : start + n] for start in range(0, len(self._played), n)]
-        takers = [trick[0][0] for trick in tricks[1:]]
-        if self._last_trick is not None:
-            takers.append(self._last_trick[1])
+        tricks = [played[start : start + n] for start in range(0, len(played), n)]
+        takers = [trick[0][0] for trick in tricks[1:]] + [last_taker]
         return [
             {"leader": trick[0][0], "cards": seat_cards(trick), "winner": taker}
             for trick, taker in zip(tricks, takers, strict=True)
@@ -926,7 +934,9 @@ class Game:
             "deal": self._deal,
         }
         self.hand_results.append(result)
-        self.hand_plays[self.hand_number] = self._hand_plays()
+        # `_played` is a new list each hand: kept as it is, the dicts made only when asked.
+        assert self._last_trick is not None
+        self._hands_played = {self.hand_number: (self._played, self._last_trick[1])}
         if events is not None:
             events.append({"type": "hand_scored", **copy_result(result)})
         self.winner = game_winner(rules, sides)

@@ -1021,7 +1021,7 @@ class TableHub:
             # A snapshot after each finished hand; resuming replays the log after it.
             snapshot=game.to_state() if results or over else None,
             new_hands=[
-                hand_fields(result, timer_moves, game.hand_plays.get(result["hand_number"]))
+                hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
                 for result in results
             ],
             first_hand_number=room.hands_saved + 1,
