@@ -32,9 +32,10 @@ const HOST_KEY = hostKey(tableId);
 const NAME_KEY = "spades.name";
 const SPADES_FIRST_KEY = "spades.spadesFirst";
 // The level of bots added from this page, the player's choice remembered: "advanced"
-// (the default) or "basic" (easier); see docs/rules.md, Computer players.
+// (the default), "expert" (strongest, thinks longer) or "basic" (easier); see
+// docs/rules.md, Computer players.
 const BOT_LEVEL_KEY = "spades.botLevel";
-const BOT_LEVELS = ["advanced", "basic"];
+const BOT_LEVELS = ["advanced", "expert", "basic"];
 // Where the side panels fold away (app.css says the same).
 const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
 

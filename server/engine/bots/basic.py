@@ -21,8 +21,6 @@ from server.engine.cards import SPADES, card_index, card_order
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
 
-BOT_LEVELS: tuple[str, ...] = ("basic", "advanced")
-
 # The lowest side card worth keeping in the draw: the king (rank index, 2 = 0 ... A = 12).
 # Keeping queens too did worse in duplicate deals between bots.
 KEEP_FROM_RANK = 11
