@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from server.engine.bots.rollout import Rollout
 from server.engine.cards import SPADES, taking
+from server.engine.play import legal_plays
 
 # Above this many positions the search gives up on the deal: the caller plays the deal
 # out with the rollout policy instead (a guard for crowded endgames: 5,000 positions
@@ -101,13 +102,8 @@ class Endgame:
         """The seat's legal cards, one of each run no other live card splits, highest
         first (winning tries first make the cut-offs come early)."""
         suit, power = self.sim.suit, self.sim.power
-        if trick:
-            led = suit[trick[0][1]]
-            legal = [c for c in hand if suit[c] == led] or hand
-        elif self.sim.guard and not broken:
-            legal = [c for c in hand if suit[c] != SPADES] or hand
-        else:
-            legal = hand
+        led = suit[trick[0][1]] if trick else -1
+        legal = legal_plays(hand, suit, led, self.sim.guard and not broken)
         if len(legal) == 1:
             return list(legal)
         others: set[tuple[int, int]] = {(suit[c], power[c]) for _, c in trick}
