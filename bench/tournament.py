@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import platform
 import random
@@ -47,12 +48,28 @@ from typing import Any
 # otherwise stand in for the server package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bots import percentile, wilson
 from server.engine import Game, Rules
 from server.engine.bots import BOT_LEVELS, choose_action
 
 MAX_HANDS = 60
 A, B = 0, 1
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% confidence interval of a win rate (Wilson score interval)."""
+    if games == 0:
+        return 0.0, 1.0
+    rate = wins / games
+    centre = rate + z * z / (2 * games)
+    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    scale = 1 + z * z / games
+    return (centre - spread) / scale, (centre + spread) / scale
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(len(ordered) * share), len(ordered) - 1)] if ordered else 0.0
+
 
 Decide = Callable[[Rules, dict[str, Any], random.Random], dict[str, Any]]
 

@@ -209,7 +209,7 @@ def test_decision_time_stays_within_budget() -> None:
     """CPU time per card decision with the default sample count, over a few hands: the
     budget is a median under 30 ms and a p99 under 150 ms (a bot_delay of 0.8 s hides
     it). Asserted with twice that head room: CPU time still stretches on a machine whose
-    other core is busy (30.9 ms median seen in CI beside a soak). bench/bots.py measures
+    other core is busy (30.9 ms median seen in CI beside a soak). bench/tournament.py measures
     the real figures."""
     import time
 

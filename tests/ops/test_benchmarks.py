@@ -19,21 +19,6 @@ RUNS = {
         ["--seconds", "0.05", "--decisions", "50", "--games", "1", "--presets", "standard"],
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],
     ),
-    "bots": (
-        [
-            "--games",
-            "2",
-            "--samples",
-            "2",
-            "--target",
-            "100",
-            "--presets",
-            "standard",
-            "--jobs",
-            "1",
-        ],
-        [r"advanced side won \d+/2", r"points per hand: advanced -?[\d.]+, basic -?[\d.]+"],
-    ),
     "load": (
         ["--tables", "2", "--rate", "10", "--seconds", "2"],
         [
