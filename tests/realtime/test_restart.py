@@ -73,3 +73,50 @@ async def test_a_killed_server_resumes_every_game_where_it_was(database_url):
             await player.close()
     finally:
         server.stop()
+
+
+async def test_the_series_tally_survives_a_killed_server(database_url):
+    """Games won are counted from the stored games: after a SIGKILL and a start on the same
+    database, the table still shows them, and the next game adds to them."""
+    # Four scripted players act as fast as the server answers: above a person's 20/s.
+    fast = {"SPADES_BOT_DELAY": "0", "SPADES_WS_RATE_LIMIT": "1000/second"}
+    server = LiveServer(database_url, env=fast)
+    await asyncio.to_thread(server.start)
+    address = server.url.removeprefix("http://")
+    rules = Rules.model_validate(RULES)
+
+    def over(game_number: int) -> Any:
+        return lambda m: m["table"]["game_number"] == game_number and m["table"]["status"] == "over"
+
+    try:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            table_id = await create_table(http, RULES)
+            players = await seat_players(http, address, table_id, 4)
+            await play_turns(players, rules, done=over(1))
+            first = (await http.get(f"/api/tables/{table_id}")).json()
+            tally = [0, 0]
+            tally[first["winner"]] += 1
+            assert first["series"] == tally
+
+        server.kill()
+        for player in players:
+            await player.close()
+        await asyncio.to_thread(server.start)
+
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            assert (await http.get(f"/api/tables/{table_id}")).json()["series"] == tally
+            for player in players:
+                await player.connect()
+            token = players[0].token
+            again = await http.post(
+                f"/api/tables/{table_id}/rematch", headers={"Authorization": f"Bearer {token}"}
+            )
+            assert again.status_code == 201, again.text
+            await play_turns(players, rules, done=over(2))
+            second = (await http.get(f"/api/tables/{table_id}")).json()
+            tally[second["winner"]] += 1
+            assert second["series"] == tally
+        for player in players:
+            await player.close()
+    finally:
+        server.stop()
