@@ -20,7 +20,8 @@ COPY README.md LICENSE alembic.ini ./
 COPY migrations ./migrations
 COPY web ./web
 COPY server ./server
-RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
+RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels . \
+ && sha256sum /wheels/*.whl > /wheels/SHA256SUMS
 
 FROM ${PYTHON_IMAGE} AS runtime
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -30,8 +31,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SPADES_LOG_JSON=true
 # /app is the server's home and working folder; it holds only the SQLite data volume.
 WORKDIR /app
+# The wheels' checksums come in as a file: a new wheel changes it, so the install below is
+# never a layer cached from an older build (podman's builder leaves a bind mount's content
+# out of a RUN's cache key, and reused a stale install), and the install checks its wheels.
+COPY --from=wheels /wheels/SHA256SUMS /tmp/wheels.sha256
 RUN --mount=type=bind,from=wheels,source=/wheels,target=/wheels \
-    pip install --no-cache-dir --no-index --find-links=/wheels /wheels/spades_table-*.whl \
+    sha256sum --check --quiet /tmp/wheels.sha256 \
+ && pip install --no-cache-dir --no-index --find-links=/wheels /wheels/spades_table-*.whl \
+ && rm /tmp/wheels.sha256 \
  && groupadd --system --gid 10001 spades \
  && useradd --system --uid 10001 --gid spades --home-dir /app --no-create-home spades \
  && mkdir /app/data \

@@ -53,6 +53,8 @@ def copy_sources(stage: list[tuple[str, str]], into: Path) -> None:
     """The stage's COPY instructions (from the build context, the repo) into `into`."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for arguments in arguments_of(stage, "COPY"):
+        if "--from=" in arguments:
+            continue
         *sources, target = [word for word in shlex.split(arguments) if not word.startswith("--")]
         for source in sources:
             destination = into / target.removeprefix("./") if target != "./" else into
@@ -75,7 +77,10 @@ def test_wheels_stage_builds_every_dependency_of_pyproject(tmp_path):
 
 def test_runtime_stage_copies_no_source_and_installs_the_project_wheel():
     runtime = stages()["runtime"]
-    assert not arguments_of(runtime, "COPY"), "the runtime holds the installed package only"
+    from_context = [copy for copy in arguments_of(runtime, "COPY") if "--from=" not in copy]
+    assert not from_context, "the runtime holds the installed package only"
+    # Only the wheels' checksums come from the wheels stage (they key the install's layer).
+    assert arguments_of(runtime, "COPY") == ["--from=wheels /wheels/SHA256SUMS /tmp/wheels.sha256"]
     [install] = [run for run in arguments_of(runtime, "RUN") if "pip install" in run]
     assert "/wheels/spades_table-*.whl" in install and "--no-index" in install
     assert not any("PYTHONPATH" in env for env in arguments_of(runtime, "ENV"))
@@ -89,7 +94,9 @@ def test_runtime_stage_installs_a_wheel_that_serves_the_app_and_passes_the_healt
     build.mkdir()
     copy_sources(stages()["wheels"], build)
     _dependencies_run, project_run = arguments_of(stages()["wheels"], "RUN")
-    assert project_run.startswith("pip wheel ") and project_run.endswith(" .")
+    wheel_step, _, checksums = project_run.partition(" && ")
+    assert wheel_step.startswith("pip wheel ") and wheel_step.rstrip().endswith(" .")
+    assert checksums.startswith("sha256sum /wheels/*.whl")
     wheel = build_wheel(build, tmp_path / "wheels")
     site = tmp_path / "site"  # the image's site-packages; its dependencies are ours
     subprocess.run(
