@@ -22,6 +22,15 @@ async def store(database_url):
     await engine.dispose()
 
 
+@pytest.fixture
+async def sqlite_store(tmp_path):
+    """SQLite alone: a file another process can lock."""
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'held.db'}")
+    await migrate(engine)
+    yield TableStore(engine)
+    await engine.dispose()
+
+
 async def started(store: TableStore, table_id: str) -> int:
     await store.create_table(table_id, "T", {"preset": "standard"}, 4)
     snapshot = Game(Rules.preset("standard"), seed=7).to_state()
@@ -103,9 +112,8 @@ async def test_a_failing_write_in_a_batch_fails_alone(store):
     assert (await store.load("t-bad-0")).version == 2
 
 
-async def test_an_action_waits_for_another_process_holding_the_sqlite_file(store):
-    if store.engine.dialect.name != "sqlite":
-        pytest.skip("SQLite's file lock")
+async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlite_store):
+    store = sqlite_store
     game = await started(store, "t-held")
     other = sqlite3.connect(store.engine.url.database, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # a `spades` command writing to the same file
