@@ -18,6 +18,7 @@ import pytest
 from server.api.security import CONTENT_SECURITY_POLICY
 from server.app import MAX_BODY_BYTES
 from server.settings import Settings
+from tests.conftest import missing_service
 from tests.realtime.test_socket_limits import served_with, spades_serve
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -190,7 +191,7 @@ async def test_forwarded_for_is_believed_only_from_configured_proxies(tmp_path):
 @pytest.mark.browser
 async def test_the_lobby_and_a_table_page_load_in_chromium_with_no_csp_violation(served, http):
     if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+        missing_service(f"{CHROMIUM} is missing (apt-get install chromium)")
     from playwright.async_api import async_playwright
 
     from tests.browser.conftest import CHROMIUM_ARGS
