@@ -576,7 +576,7 @@ class Uvicorn:
 def py_spy() -> str:
     found = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if found is None:
-        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
+        raise SystemExit("--profile needs py-spy: .venv/bin/pip install -e '.[bench]'")
     return found
 
 
