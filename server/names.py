@@ -39,12 +39,13 @@ def check_text(text: str, what: str) -> str:
     return text
 
 
-# Where each seat sits, clockwise from seat 0, by the number of players.
+# Where each seat sits, clockwise from seat 0, by the number of players. Seat 0 is South,
+# the bottom of the table as a spectator (and the host, who usually sits there) sees it.
 SEAT_PLACES: dict[int, tuple[str, ...]] = {
-    2: ("North", "South"),
-    3: ("North", "East", "West"),
-    4: ("North", "East", "South", "West"),
-    6: ("North", "North-east", "South-east", "South", "South-west", "North-west"),
+    2: ("South", "North"),
+    3: ("South", "North-west", "North-east"),
+    4: ("South", "West", "North", "East"),
+    6: ("South", "South-west", "North-west", "North", "North-east", "South-east"),
 }
 
 
@@ -52,7 +53,7 @@ def bot_name(seat: int, players: int) -> str:
     """A bot's name: where it sits, so that every bot at a table has its own.
 
     >>> [bot_name(seat, 4) for seat in range(4)]
-    ['North bot', 'East bot', 'South bot', 'West bot']
+    ['South bot', 'West bot', 'North bot', 'East bot']
     >>> bot_name(4, 5)
     'Seat 5 bot'
     """

@@ -99,7 +99,7 @@ async def test_the_invite_seats_friends_and_bots_and_a_listed_table_needs_none(c
     await join(client, table, 0, "Ann")
     await add_bot(client, table, 1)
     seats = (await info(client, table["id"]))["seats"]
-    assert [seat["name"] for seat in seats[:2]] == ["Ann", "East bot"]
+    assert [seat["name"] for seat in seats[:2]] == ["Ann", "West bot"]
     open_table = await friends_table(client, listed=True)
     taken = await client.post(f"/api/tables/{open_table['id']}/seats/0", json={"name": "Bo"})
     assert taken.status_code == 201
@@ -170,12 +170,12 @@ async def test_the_host_removes_and_moves_players_before_the_game_starts(client)
     await add_bot(client, table, 2)
     moved = await send(client, table["id"], "post", "/seats/1/move", {"to": 3}, host)
     assert moved.status_code == 200
-    assert [seat["name"] for seat in moved.json()["seats"]] == ["Host", None, "South bot", "Ann"]
+    assert [seat["name"] for seat in moved.json()["seats"]] == ["Host", None, "North bot", "Ann"]
     # Ann's token moved with her: she can leave seat 3, not seat 1.
     assert (await send(client, table["id"], "delete", "/seats/1", None, ann)).status_code == 401
     swapped = await send(client, table["id"], "post", "/seats/0/move", {"to": 2}, host)
     assert [seat["name"] for seat in swapped.json()["seats"]] == [
-        "North bot",  # a bot is named by where it sits
+        "South bot",  # a bot is named by where it sits
         None,
         "Host",
         "Ann",
