@@ -14,7 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import random
+import threading
+import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from dataclasses import replace
 from datetime import datetime
@@ -51,6 +54,23 @@ def decide(rules: Rules, view: dict[str, Any], level: str, seed: int) -> dict[st
     return dict(choose_action(rules, view, level, random.Random(seed)))
 
 
+def watch_server(server: int, every: float = 1.0) -> None:
+    """A decision process's initializer: the process ends once the server process that
+    made its pool is gone. A server killed outright (SIGKILL, the OOM killer) cannot shut
+    its pool down, and its decision processes, each holding the forkserver open, would
+    otherwise wait for work forever."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="watch-server", daemon=True).start()
+
+
 def decision_pool(size: int) -> ProcessPoolExecutor:
     pool = _POOLS.get(size)
     if pool is None:
@@ -58,7 +78,9 @@ def decision_pool(size: int) -> ProcessPoolExecutor:
         # from this one with its threads and sockets.
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["server.engine.bots"])
-        pool = _POOLS[size] = ProcessPoolExecutor(size, mp_context=context)
+        pool = _POOLS[size] = ProcessPoolExecutor(
+            size, mp_context=context, initializer=watch_server, initargs=(os.getpid(),)
+        )
     return pool
 
 
