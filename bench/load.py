@@ -26,14 +26,18 @@ client's own CPU (one core at most: over 90 % it says so, the figures are then t
 client's). `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
 `--step-seconds`, a failed step tried once more). `--profile` runs our server under
-`py-spy record` and prints the profile's path. `--json` prints the figures as JSON on
-stdout (the rest goes to stderr). Only the message limit per socket stays as in
-production (20/s; a seat sends far fewer); sockets per address and HTTP writes are lifted,
-since every client here is 127.0.0.1.
+`py-spy record` and prints the profile's path. `--bot-tables N` adds, on our server only,
+N tables of four bots (`--bot-level`, advanced by default) playing at bot delay 0 beside
+the measured tables, each replaced by a new one when its game ends: the measured tables'
+figures then show what thinking bots cost the people at other tables. `--json` prints
+the figures as JSON on stdout (the rest goes to stderr). Only the message limit per
+socket stays as in production (20/s; a seat sends far fewer); sockets per address and
+HTTP writes are lifted, since every client here is 127.0.0.1.
 
     .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --seconds 20
     .venv/bin/python bench/load.py --postgres --tables 50 --rate 100 --seconds 20
     .venv/bin/python bench/load.py --tables 50 --search
+    .venv/bin/python bench/load.py --tables 50 --bot-tables 50 --rate 25 --no-relay
     .venv/bin/python bench/load.py --tables 2 --rate 10 --seconds 2      # a smoke run
 """
 
@@ -603,6 +607,8 @@ def spades_env(args: argparse.Namespace, database_url: str) -> dict[str, str]:
         "SPADES_HTTP_RATE_LIMIT": "1000/second",
         "SPADES_SPECTATORS_PER_TABLE": str(max(200, args.spectators)),
         "SPADES_LOG_LEVEL": "WARNING",
+        # Bot-only tables beside the measured ones (--bot-tables) play as fast as they think.
+        "SPADES_BOT_DELAY": "0",
     }
 
 
@@ -623,6 +629,44 @@ async def database(args: argparse.Namespace) -> AsyncIterator[str]:
             yield f"sqlite+aiosqlite:///{directory}/load.db"
 
 
+async def bot_table(http: httpx.AsyncClient, args: argparse.Namespace) -> tuple[str, int]:
+    """A listed table with a bot in every seat (it starts at once and plays by itself),
+    and its version once seated."""
+    rules = {"preset": args.preset, "target_score": args.target}
+    answer = await post(http, "/api/tables", json={"name": "Bots", "rules": rules, "listed": True})
+    answer.raise_for_status()
+    table_id: str = answer.json()["id"]
+    for seat in range(4):
+        seated = await post(
+            http, f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": args.bot_level}
+        )
+        seated.raise_for_status()
+    return table_id, (await http.get(f"/api/tables/{table_id}")).json()["version"]
+
+
+async def bots_beside(
+    http: httpx.AsyncClient, args: argparse.Namespace, stop: asyncio.Event
+) -> dict[str, int]:
+    """`--bot-tables` bot-only tables until `stop`, each finished game's table replaced by
+    a new one; their games finished and their versions advanced (about one per move)."""
+    tables = dict([await bot_table(http, args) for _ in range(args.bot_tables)])
+    games = moves = 0
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 1.0)
+        for table_id, seen in list(tables.items()):
+            info = (await http.get(f"/api/tables/{table_id}")).json()
+            moves += info["version"] - seen
+            tables[table_id] = info["version"]
+            if info["status"] == "over" and not stop.is_set():
+                games += 1
+                del tables[table_id]
+                new_id, version = await bot_table(http, args)
+                tables[new_id] = version
+        if stop.is_set():
+            return {"bot_tables": args.bot_tables, "bot_games": games, "bot_versions": moves}
+
+
 async def measure(side: Side, say: Any) -> dict[str, Any]:
     """Set up the tables, then play the rate (or search), and close every socket."""
     args = side.args
@@ -633,6 +677,12 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
         took = side.setup_seconds
         say(f"{side.name}: {len(side.tables)} tables, {sockets} sockets in {took:.1f} s")
         result: dict[str, Any] = {"setup_seconds": side.setup_seconds}
+        stop = asyncio.Event()
+        beside = (
+            asyncio.create_task(bots_beside(http, args, stop))
+            if args.bot_tables and side.name == "spades"
+            else None
+        )
         if args.search:
             best, steps = await search(side, http, args.rate, say)
             result |= {"search_best_rate": best, "search_steps": [asdict(s) for s in steps]}
@@ -640,6 +690,10 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
             figures = await play(side, http, args.rate, args.seconds)
             say(f"  {side.name}: {row(figures)}")
             result["run"] = asdict(figures)
+        if beside is not None:
+            stop.set()
+            result["bots"] = await beside
+            say(f"  {side.name}: bots beside: {result['bots']}")
         side.rss_mb["end"] = side.rss() or 0.0
         await asyncio.gather(*(s.ws.close() for t in side.tables for s in t.sockets))
     grown = side.rss_mb["connected"] - side.rss_mb["first_table"]
@@ -795,6 +849,10 @@ def main() -> int:
         help="run our server under py-spy record: FILE.svg flame graph, .json speedscope, "
         ".txt collapsed stacks",
     )
+    parser.add_argument(
+        "--bot-tables", type=int, default=0, help="bot-only tables playing beside (ours only)"
+    )
+    parser.add_argument("--bot-level", default="advanced", help="the --bot-tables' bots")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay baseline")
     parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
     where = parser.add_mutually_exclusive_group()

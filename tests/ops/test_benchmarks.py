@@ -20,7 +20,7 @@ RUNS = {
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],
     ),
     "load": (
-        ["--tables", "2", "--rate", "10", "--seconds", "2"],
+        ["--tables", "2", "--rate", "10", "--seconds", "2", "--bot-tables", "1"],
         [
             r"achieved actions/s\s+[\d.]+\s+[\d.]+\s+[\d.]+x",
             r"latency p99 ms\s+[\d.]+\s+[\d.]+",
@@ -28,6 +28,7 @@ RUNS = {
             r"memory KiB/table\s+[\d.,-]+",
             r"errors spades: 0",
             r"errors relay: 0",
+            r"bots beside: \{'bot_tables': 1, 'bot_games': \d+, 'bot_versions': [1-9]",
         ],
     ),
     "tournament": (
