@@ -644,10 +644,23 @@ class TableHub:
         except TableError as refusal:
             listener.send(error(refusal.code, refusal.message, hint_id))
             return
-        version, view = room.version, game.view(seat)
-        action = await bot_decision(
-            self.settings.bot_processes, room.rules, view, HINT_LEVEL, room.rng
-        )
+        version = room.version
+        made = room.hints.get(seat)
+        if made is None or made[0] != version:
+            view = game.view(seat)
+            thinking = bot_decision(
+                self.settings.bot_processes, room.rules, view, HINT_LEVEL, room.rng
+            )
+            made = room.hints[seat] = (version, asyncio.ensure_future(thinking))
+        try:
+            action = await asyncio.shield(made[1])
+        except Exception:
+            if room.hints.get(seat) is made:  # the next ask thinks again
+                del room.hints[seat]
+            ERRORS.labels(where="hint").inc()
+            log.exception("hint failed", table=room.id, version=version, seat=seat)
+            listener.send(error("unavailable", "No hint right now; try again.", hint_id))
+            return
         listener.send(HintMessage(type="hint", id=hint_id, version=version, action=action))
 
     async def chat(self, room: Room, listener: Listener, text: str) -> None:

@@ -87,6 +87,9 @@ class Room:
         self.host_listeners: set[Listener] = set()
         # Wakes a bot task that stands by while another process drives the bots.
         self.bot_nudge = asyncio.Event()
+        # Each seat's latest hint, by the version it was made on: asking again before the
+        # table moves gets the same answer, thought out once (hints share the bots' pool).
+        self.hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}
         # Bots draw a seed from it for each decision; one for every room (its state is 2.5 KB).
         self.rng = ROOM_RNG
         self.chat: deque[ChatLine] = deque(maxlen=chat_history)

@@ -89,7 +89,7 @@ async def hint(client: TableClient, hint_id: str = "h") -> dict[str, Any]:
 
 
 async def test_a_hint_is_a_legal_move_for_the_asking_player_alone_and_plays_nothing(served, http):
-    _app, address = served
+    app, address = served
     made = await http.post("/api/tables", json={"rules": FAST_RULES, "listed": True, "hints": True})
     table_id = made.json()["id"]
     players = await seat_players(http, address, table_id, 4)
@@ -107,6 +107,12 @@ async def test_a_hint_is_a_legal_move_for_the_asking_player_alone_and_plays_noth
         assert answer["type"] == "hint" and answer["id"] == "h1"
         assert answer["version"] == version
         assert answer["action"] in on_turn.view["legal"]
+
+        # Asking again before the table moves gets the same answer, thought out once.
+        again = [await hint(on_turn, f"h{n}") for n in range(2, 6)]
+        assert all(a["action"] == answer["action"] and a["version"] == version for a in again)
+        assert [a["id"] for a in again] == ["h2", "h3", "h4", "h5"]
+        assert set(app.state.hub.rooms[table_id].hints) == {on_turn.state["seat"]}
 
         assert (await hint(waiting))["code"] == "not_your_turn"
         assert (await hint(watcher))["code"] == "not_seated"
