@@ -182,6 +182,10 @@ class SocketListener:
                 self._failed("socket message could not be sent", item, problem)
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
+            # Hold nothing while waiting for the next message: a table's last state, kept
+            # alive by every socket until the table moves again, would be young objects
+            # for the collector to walk at every table (docs/performance.md).
+            del item, text
 
     def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
         self.dropped = True

@@ -22,22 +22,35 @@ if TYPE_CHECKING:
     from server.engine.game import Game
 
 
+# The keys of a view that differ from seat to seat; `public_view` holds all the others.
+SEAT_KEYS = ("seat", "hand", "legal", "draw_card")
+
+
 def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
     """``game.view(seat)`` for a checked seat (None: a spectator); see ``Game.view``."""
-    phase = game.phase
-    hand = None
-    if seat is not None and not (phase == "blind" and seat in game.pending):
-        hand = game.card_order.sorted_codes(game.hands[seat])
+    return {**public_view(game), **seat_part(game, seat)}
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    """The part of every seat's view that is the same for all of them (and a spectator's):
+    a server building the views of a whole table builds it once per change and adds each
+    seat's `seat_part` (``SEAT_KEYS``).
+
+    >>> from server.engine import Game, Rules
+    >>> game = Game(Rules.preset("standard"), seed=7)
+    >>> all(game.view(seat) == public_view(game) | seat_part(game, seat) for seat in (0, None))
+    True
+    >>> sorted(set(game.view(0)) - set(public_view(game))) == sorted(SEAT_KEYS)
+    True
+    """
     last = game.last_trick
     results = game.hand_results
     return {
-        "phase": phase,
-        "seat": seat,
+        "phase": game.phase,
         "players": game.rules.players,
         "sides": game.sides,
         "dealer": game.dealer,
         "turn": game.turn,
-        "hand": hand,
         "hand_sizes": [len(cards) for cards in game.hands],
         "bids": list(game.bids),
         "contracts": game.contracts,
@@ -48,13 +61,25 @@ def seat_view(game: Game, seat: int | None) -> dict[str, Any]:
         "spades_broken": game.spades_broken,
         "scores": game.scores,
         "target_score": game.rules.target_score,
-        "legal": _legal(game, seat),
         "pending": game.pending,
-        "draw_card": game.draw_card(seat),
         "stock_size": game.stock_size,
         "hand_number": game.hand_number,
         "last_hand": copy_result(results[-1]) if results else None,
         "winner": game.winner,
+    }
+
+
+def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
+    """What only ``seat`` sees (None: a spectator): its hand (once it has seen its cards),
+    its legal actions and its draw card; the keys ``SEAT_KEYS``."""
+    hand = None
+    if seat is not None and not (game.phase == "blind" and seat in game.pending):
+        hand = game.card_order.sorted_codes(game.hands[seat])
+    return {
+        "seat": seat,
+        "hand": hand,
+        "legal": _legal(game, seat),
+        "draw_card": game.draw_card(seat),
     }
 
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from server.engine import Game, Rules
+from server.engine.view import public_view, seat_part
 from server.realtime.hosting import hash_token, iso_ms, matches, public_action, utcnow
 from server.realtime.messages import (
     PROTOCOL_VERSION,
@@ -259,6 +260,11 @@ class Room:
             }
         )
         head = b'{"type":"state","version":%d,"seat":' % self.version
+        game = self.game
+        # The part of the view every seat shares, made and encoded once per change; each
+        # seat's own part (`seat_part`) is spliced in front of it.
+        public = public_view(game) if game is not None else None
+        public_json = orjson.dumps(public)[1:] if public is not None else b""
         views: dict[int | None, tuple[dict[str, Any] | None, bytes]] = {}
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[StateMessage] = []
@@ -267,8 +273,12 @@ class Room:
             frame = frames.get((seat, host))
             if frame is None:
                 if seat not in views:
-                    view = self.view(seat)
-                    views[seat] = view, orjson.dumps(view)
+                    if game is None or public is None:
+                        views[seat] = None, b"null"
+                    else:
+                        part = seat_part(game, seat)
+                        view_json = orjson.dumps(part)[:-1] + b"," + public_json
+                        views[seat] = public | part, view_json
                 view, view_json = views[seat]
                 message = self.state_message(listener, view, table)
                 message["server_time"] = server_time  # one moment for the whole change
