@@ -16,18 +16,13 @@ from typing import Any
 
 from sqlalchemy import (
     CursorResult,
-    DateTime,
-    Integer,
-    String,
     Table,
     bindparam,
-    cast,
-    column,
     func,
     insert,
     select,
+    text,
     update,
-    values,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -65,6 +60,18 @@ BUMP_ACTION = (
     .values(
         version=bindparam("b_new"), status=bindparam("b_status"), deadline=bindparam("b_deadline")
     )
+)
+# `_bump_versions` on PostgreSQL: the batch's bumps as arrays, one row each through
+# unnest. One statement text whatever the batch's size, so SQLAlchemy compiles it and
+# asyncpg prepares it once (a VALUES list of n rows is a new statement for each n, and
+# every one of them filled the compiled cache with objects for the collector to walk).
+BUMP_UNNEST = text(
+    "UPDATE tables SET version = bumps.old + 1, status = bumps.status,"
+    " deadline = bumps.deadline"
+    " FROM unnest(CAST(:ids AS text[]), CAST(:olds AS integer[]), CAST(:statuses AS text[]),"
+    " CAST(:deadlines AS timestamptz[])) AS bumps (id, old, status, deadline)"
+    " WHERE tables.id = bumps.id AND tables.version = bumps.old"
+    " RETURNING tables.id"
 )
 WRITE_SEAT = (
     update(SEATS)
@@ -699,27 +706,19 @@ def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[in
 
 
 def _bump_by_values(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
-    """`_bump_versions` in one PostgreSQL statement: UPDATE ... FROM (VALUES ...) RETURNING
-    the ids of the tables that were still at their write's old version."""
-    bumps = values(
-        column("id", String),
-        column("old", Integer),
-        column("status", String),
-        column("deadline", DateTime(timezone=True)),
-        name="bumps",
-    ).data([(w.table_id, w.old_version, w.status, w.deadline) for w in writes])
-    statement = (
-        update(TABLES)
-        .where(TABLES.c.id == bumps.c.id, TABLES.c.version == bumps.c.old)
-        .values(
-            version=bumps.c.old + 1,
-            status=bumps.c.status,
-            # A column of NULLs alone would be read as text.
-            deadline=cast(bumps.c.deadline, DateTime(timezone=True)),
-        )
-        .returning(TABLES.c.id)
+    """`_bump_versions` in one PostgreSQL statement (`BUMP_UNNEST`): the ids of the tables
+    that were still at their write's old version come back."""
+    bumped = set(
+        connection.execute(
+            BUMP_UNNEST,
+            {
+                "ids": [w.table_id for w in writes],
+                "olds": [w.old_version for w in writes],
+                "statuses": [w.status for w in writes],
+                "deadlines": [w.deadline for w in writes],
+            },
+        ).scalars()
     )
-    bumped = set(connection.execute(statement).scalars())
     return [w.old_version + 1 if w.table_id in bumped else None for w in writes]
 
 
