@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -528,10 +529,18 @@ def row(figures: Figures) -> str:
 class Uvicorn:
     """One uvicorn process on 127.0.0.1 (optionally under py-spy)."""
 
-    def __init__(self, app: list[str], env: dict[str, str], profile: Path | None = None):
+    def __init__(
+        self,
+        app: list[str],
+        env: dict[str, str],
+        profile: Path | None = None,
+        deflate: bool = True,
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         command = [sys.executable, "-m", "uvicorn", *app, *UVICORN_OPTIONS]
+        if not deflate:
+            command += ["--ws-per-message-deflate", "false"]
         command += ["--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"]
         if profile is not None:
             kind = PROFILE_FORMATS.get(profile.suffix, "flamegraph")
@@ -585,8 +594,10 @@ def py_spy() -> str:
 
 
 @contextlib.contextmanager
-def served(app: list[str], env: dict[str, str], profile: Path | None = None) -> Iterator[Uvicorn]:
-    server = Uvicorn(app, env, profile)
+def served(
+    app: list[str], env: dict[str, str], profile: Path | None = None, deflate: bool = True
+) -> Iterator[Uvicorn]:
+    server = Uvicorn(app, env, profile, deflate)
     try:
         server.wait_ready()
         yield server
@@ -673,6 +684,10 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=side.url, limits=limits, timeout=60) as http:
         await set_up(side, http, say)
+        # The client is the instrument: what set-up made (5,000 sockets at 1,000 tables)
+        # leaves its collector, so its own pauses stay out of the figures.
+        gc.collect()
+        gc.freeze()
         sockets = sum(len(t.sockets) for t in side.tables)
         took = side.setup_seconds
         say(f"{side.name}: {len(side.tables)} tables, {sockets} sockets in {took:.1f} s")
@@ -683,6 +698,9 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
             if args.bot_tables and side.name == "spades"
             else None
         )
+        watched = args.stalls and side.name == "spades" and side.pid and not args.url
+        if watched:
+            os.kill(side.pid, signal.SIGUSR1)  # bench/stalls.py: count from here
         if args.search:
             best, steps = await search(side, http, args.rate, say)
             result |= {"search_best_rate": best, "search_steps": [asdict(s) for s in steps]}
@@ -690,6 +708,8 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
             figures = await play(side, http, args.rate, args.seconds)
             say(f"  {side.name}: {row(figures)}")
             result["run"] = asdict(figures)
+        if watched:
+            os.kill(side.pid, signal.SIGUSR2)  # bench/stalls.py: write what it saw
         if beside is not None:
             stop.set()
             result["bots"] = await beside
@@ -720,16 +740,25 @@ async def run(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         async with database(args) as url:
             report["backend"] = url.split(":")[0].split("+")[0]
             profile = Path(args.profile).resolve() if args.profile else None
-            with served(SPADES_APP, spades_env(args, url), profile) as server:
+            env = spades_env(args, url)
+            app = SPADES_APP
+            if args.stalls:
+                app = ["bench.stalls:app"]
+                env["STALLS_FILE"] = str(Path(args.stalls).resolve())
+            with served(app, env, profile, args.deflate == "on") as server:
                 say(f"spades server pid {server.pid} on {report['backend']}")
                 report["spades"] = await measure(Side("spades", server.url, server.pid, args), say)
             if profile is not None:
                 report["profile"] = str(profile)
                 say(f"profile written: {profile}")
+            if args.stalls:
+                report["stalls"] = str(Path(args.stalls).resolve())
+                say(f"event-loop stalls written: {report['stalls']}")
     state_bytes = state_size(report["spades"])
     report["relay_state_bytes"] = state_bytes
     if not args.no_relay:
-        with served(RELAY_APP, {"RELAY_STATE_BYTES": str(state_bytes)}) as relay:
+        relay_env = {"RELAY_STATE_BYTES": str(state_bytes)}
+        with served(RELAY_APP, relay_env, deflate=args.deflate == "on") as relay:
             say(f"relay pid {relay.pid}, state messages of {state_bytes} bytes")
             report["relay"] = await measure(Side("relay", relay.url, relay.pid, args), say)
     report["load_average_after"] = os.getloadavg()
@@ -854,6 +883,17 @@ def main() -> int:
     )
     parser.add_argument("--bot-level", default="advanced", help="the --bot-tables' bots")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay baseline")
+    parser.add_argument(
+        "--deflate",
+        choices=("on", "off"),
+        default="on",
+        help="per-message deflate on both servers (uvicorn's default: on)",
+    )
+    parser.add_argument(
+        "--stalls",
+        metavar="FILE",
+        help="serve bench.stalls:app: what the event loop ran while it stalled, into FILE",
+    )
     parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database-url", help="default: a fresh SQLite file")
@@ -866,6 +906,9 @@ def main() -> int:
     def say(line: str) -> None:
         print(line, file=out, flush=True)
 
+    # The load client's collector, as the server's (server/realtime/collector.py): a young
+    # collection per 50,000 allocations, not per 700.
+    gc.set_threshold(50_000, 20, 100)
     report = asyncio.run(run(args, say))
     if args.json:
         print(json.dumps(report, indent=2))
