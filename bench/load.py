@@ -3,7 +3,8 @@ offered rate of actions per second; the same client then drives a bare relay
 (bench/relay.py) in the same run, and our figures are printed as ratios to the relay's.
 
 Starts the table server (`uvicorn server.app:app --ws websockets-sansio --ws-max-size
-8192`, as `spades serve`) on a fresh SQLite file, on `--database-url`, or with `--postgres`
+8192 --ws-per-message-deflate false`, as `spades serve`; `--deflate on` for per-message
+deflate on both servers) on a fresh SQLite file, on `--database-url`, or with `--postgres`
 on a scratch PostgreSQL database (created on 127.0.0.1:5432, dropped afterwards); or
 targets a running one with `--url` (then `--pid` gives its CPU and memory). The relay is
 served by the same uvicorn command line.
@@ -25,7 +26,9 @@ the tables connect, after the first, / tables), the state message size, and the 
 client's own CPU (one core at most: over 90 % it says so, the figures are then the
 client's). `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
-`--step-seconds`, a failed step tried once more). `--profile` runs our server under
+`--step-seconds`, a failed step tried once more). `--stalls FILE` serves bench/stalls.py's
+watchdog around our app and writes what the event loop ran while it stalled (and the
+collector's pauses) during the play. `--profile` runs our server under
 `py-spy record` and prints the profile's path. `--bot-tables N` adds, on our server only,
 N tables of four bots (`--bot-level`, advanced by default) playing at bot delay 0 beside
 the measured tables, each replaced by a new one when its game ends: the measured tables'
@@ -886,8 +889,8 @@ def main() -> int:
     parser.add_argument(
         "--deflate",
         choices=("on", "off"),
-        default="on",
-        help="per-message deflate on both servers (uvicorn's default: on)",
+        default="off",
+        help="per-message deflate on both servers (off: as spades serve; uvicorn's own: on)",
     )
     parser.add_argument(
         "--stalls",

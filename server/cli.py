@@ -189,6 +189,7 @@ def serve(args: argparse.Namespace) -> int:
         "ws": WS_PROTOCOL,
         # A frame over our own limit is refused (1009) before it is read whole, not after.
         "ws_max_size": MAX_MESSAGE_BYTES,
+        "ws_per_message_deflate": settings.ws_deflate,
         # X-Forwarded-For/-Proto are believed only from the proxies named in settings.
         "proxy_headers": bool(settings.forwarded_allow_ips),
         "forwarded_allow_ips": settings.forwarded_allow_ips or None,

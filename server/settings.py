@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     chat_rate_limit: str = "30/minute"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "60/minute"
+    # Per-message deflate on WebSockets (`spades serve`): off by default, since a table's
+    # frames are a few KB and each compressing socket costs CPU and a compressor's memory
+    # (docs/performance.md, Per-message deflate); on trades them for fewer bytes sent.
+    ws_deflate: bool = False
     # -- Connection limits and trust (docs/operations.md, Security) --
     # Open WebSockets one client address may hold; one more is closed with 1013.
     ws_per_address: int = Field(default=32, ge=1)

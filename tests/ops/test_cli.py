@@ -316,3 +316,42 @@ def test_serve_logs_readable_lines_to_a_terminal(tmp_path):
     logged = written.decode().splitlines()
     assert any("Application startup complete." in line and "[info" in line for line in logged)
     assert not any(line.lstrip().startswith("{") for line in logged), logged
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting, compressed", [(None, False), ("true", True)])
+def test_serve_turns_per_message_deflate_on_only_when_told(tmp_path, setting, compressed):
+    env = serve_env(tmp_path)
+    if setting is not None:
+        env["SPADES_WS_DEFLATE"] = setting
+    server = subprocess.Popen(
+        [str(SPADES), "serve", "--host", "127.0.0.1", "--port", "0"], cwd=tmp_path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        lines = read_lines(server.stdout, 1)
+        opened = re.fullmatch(r"Spades is running: open http://127\.0\.0\.1:(\d+)/", lines[0])
+        assert opened, lines
+        # A client that offers permessage-deflate, as browsers do; the server answers the
+        # handshake with the extension only when the setting is on.
+        key = "dGhlIHNhbXBsZSBub25jZQ=="
+        with socket.create_connection(("127.0.0.1", int(opened[1])), timeout=10) as peer:
+            peer.sendall(
+                (
+                    "GET /ws/tables/nosuch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                    f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                    "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
+                ).encode()
+            )
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                chunk = peer.recv(4096)
+                assert chunk, answer
+                answer += chunk
+        head = answer.split(b"\r\n\r\n")[0].decode().lower()
+        assert head.startswith("http/1.1 101"), head
+        assert ("permessage-deflate" in head) is compressed, head
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
