@@ -33,6 +33,10 @@ from server.app import app as spades_app
 BEAT = 0.005
 STALL_SECONDS = float(os.environ.get("STALL_SECONDS", "0.03"))
 SAMPLE_EVERY = 0.005
+# STALLS_GC_MIDDLE=n: the collector's middle threshold for this run (the server keeps it).
+if os.environ.get("STALLS_GC_MIDDLE"):
+    _young, _middle, _old = gc.get_threshold()
+    gc.set_threshold(_young, int(os.environ["STALLS_GC_MIDDLE"]), _old)
 # STALLS_TYPES=1: count the types of what a young collection finds in the young generation.
 TYPES = os.environ.get("STALLS_TYPES") == "1"
 

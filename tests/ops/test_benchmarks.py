@@ -86,3 +86,19 @@ def test_benchmark_runs_and_prints_its_figures(name: str, tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr[-2000:]
     for pattern in expected:
         assert re.search(pattern, result.stdout), f"{pattern!r} not in:\n{result.stdout}"
+
+
+def test_load_with_the_stall_watchdog_and_deflate_writes_what_the_loop_waited_on(
+    tmp_path: Path,
+) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--rate", "10",
+         "--seconds", "2", "--no-relay", "--deflate", "on", "--stalls", "stalls.txt"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"errors spades: 0", result.stdout), result.stdout
+    report = (tmp_path / "stalls.txt").read_text()
+    assert re.match(r"stalls over 30 ms: \d+, total [\d.]+ s, longest \d+ ms\n", report), report
+    assert re.search(r"gc generation 0: \d+ collections", report), report
+    assert re.search(r"young generation now: \d+ objects", report), report
