@@ -107,6 +107,9 @@ def sqlite_file_engine(engine: AsyncEngine, wait: bool = True) -> Engine | None:
         connect_args={"isolation_level": "IMMEDIATE", "check_same_thread": False},
         json_serializer=json_text,
         json_deserializer=orjson.loads,
+        # Every use is a `begin()` block, which commits or rolls back itself: the pool's
+        # rollback on each return would be one more call per batch for nothing.
+        pool_reset_on_return=None,
     )
     event.listen(file, "connect", _sqlite_pragmas)
     if not wait:
