@@ -15,7 +15,10 @@ only takes turns with the loop anyway, and on a busy machine each hand-off waits
 scheduled). That connection never waits for the file: if another process (a `spades`
 command) holds it, the batch goes to one writer thread whose connection waits as long as
 the busy timeout. On PostgreSQL the same statements run on the async engine (`run_sync`:
-asyncpg, no thread).
+asyncpg, no thread), on one connection kept while writes keep coming: taking it from the
+pool for each batch would cost two more round trips a batch (the pool's ping on checkout,
+its rollback on return). It goes back to the pool when nothing waits, and after a
+failure, so that the writes committed again one by one take one the pool has checked.
 
 A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
 tell which of its writes conflicted) is rolled back and its writes are committed again
@@ -25,6 +28,7 @@ one by one, so that one bad write fails only its own table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Generic, TypeVar
@@ -32,7 +36,7 @@ from typing import Generic, TypeVar
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from server.store.db import sqlite_file_engine, write_lock
 
@@ -67,6 +71,8 @@ class GroupCommit(Generic[Write]):
         self._file: Engine | None = sqlite_file_engine(engine)
         self._waiting: list[tuple[Write, asyncio.Future[int]]] = []
         self._writer: asyncio.Task[None] | None = None
+        # PostgreSQL: the connection this burst of batches writes on (None between bursts).
+        self._connection: AsyncConnection | None = None
         self.batches = 0
         self.writes = 0
 
@@ -82,9 +88,19 @@ class GroupCommit(Generic[Write]):
         return await asyncio.shield(answer)
 
     async def _drain(self) -> None:
-        while self._waiting:
-            batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
-            await self._commit(batch)
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
+                await self._commit(batch)
+        finally:
+            await self._release()
+
+    async def _release(self) -> None:
+        """Give the burst's connection back to the pool (the pool discards a dead one)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):  # a connection that died closes as it can
+                await connection.close()
 
     async def _commit(self, batch: list[tuple[Write, asyncio.Future[int]]]) -> None:
         writes = [write for write, _ in batch]
@@ -107,8 +123,15 @@ class GroupCommit(Generic[Write]):
         """`write_all` in one transaction, committed (or rolled back) before it answers."""
         inline, file = self._inline, self._file
         if inline is None or file is None:
-            async with self.engine.begin() as connection:
-                return await connection.run_sync(self.write_all, writes)
+            if self._connection is None:
+                self._connection = await self.engine.connect()
+            connection = self._connection
+            try:
+                async with connection.begin():
+                    return await connection.run_sync(self.write_all, writes)
+            except BaseException:
+                await self._release()
+                raise
         try:
             return self._write_on(inline, writes)
         except OperationalError as refusal:
