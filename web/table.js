@@ -31,11 +31,11 @@ const INVITE_KEY = inviteKey(tableId);
 const HOST_KEY = hostKey(tableId);
 const NAME_KEY = "spades.name";
 const SPADES_FIRST_KEY = "spades.spadesFirst";
-// The level of bots added from this page, the player's choice remembered: "advanced"
-// (the default), "expert" (strongest, thinks longer) or "basic" (easier); see
+// The level of bots added from this page, the player's choice remembered: "expert"
+// (the default: strongest, thinks longer), "advanced" or "basic" (easier); see
 // docs/rules.md, Computer players.
 const BOT_LEVEL_KEY = "spades.botLevel";
-const BOT_LEVELS = ["advanced", "expert", "basic"];
+const BOT_LEVELS = ["expert", "advanced", "basic"];
 // Where the side panels fold away (app.css says the same).
 const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
 

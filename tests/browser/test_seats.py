@@ -59,7 +59,7 @@ def test_bot_level_is_chosen_shown_and_remembered(open_page) -> None:
     table = lobby.request.post("/api/tables", data={"name": "Levels"}).json()
     page = open_page(table["invite_url"])
     choice = page.get_by_label("Level of bots added here")
-    assert choice.input_value() == "advanced"  # unless the player chooses otherwise
+    assert choice.input_value() == "expert"  # unless the player chooses otherwise
     page.locator('.seat[data-seat="1"] button.add-bot').click()
     page.locator('.seat[data-seat="1"] .badge.bot').wait_for()
 
@@ -68,8 +68,8 @@ def test_bot_level_is_chosen_shown_and_remembered(open_page) -> None:
     page.locator('.seat[data-seat="2"] .badge.bot').wait_for()
     screenshot(page, "waiting-bot-levels")
     seats = page.request.get(f"/api/tables/{table['id']}").json()["seats"]
-    assert [seat["bot"] for seat in seats] == [None, "advanced", "basic", None]
-    assert "advanced" in page.locator('.seat[data-seat="1"]').inner_text()
+    assert [seat["bot"] for seat in seats] == [None, "expert", "basic", None]
+    assert "expert" in page.locator('.seat[data-seat="1"]').inner_text()
     assert "basic" in page.locator('.seat[data-seat="2"]').inner_text()
 
     page.reload()
