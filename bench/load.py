@@ -31,8 +31,11 @@ watchdog around our app and writes what the event loop ran while it stalled (and
 collector's pauses) during the play. `--profile` runs our server under
 `py-spy record` and prints the profile's path. `--bot-tables N` adds, on our server only,
 N tables of four bots (`--bot-level`, advanced by default) playing at bot delay 0 beside
-the measured tables, each replaced by a new one when its game ends: the measured tables'
-figures then show what thinking bots cost the people at other tables. `--json` prints
+the measured tables (`--bot-preset` for another variant than theirs), each replaced by a
+new one when its game ends: the measured tables' figures then show what thinking bots
+cost the people at other tables, and the bots' own decision times are read from the
+server's `spades_bot_decision_seconds` (the decision pool's answer time, waiting
+included). `--json` prints
 the figures as JSON on stdout (the rest goes to stderr). Only the message limit per
 socket stays as in production (20/s; a seat sends far fewer); sockets per address and
 HTTP writes are lifted, since every client here is 127.0.0.1.
@@ -96,6 +99,10 @@ INSIDE_TOTALS = re.compile(r"^spades_action_latency_seconds_(sum|count) ([0-9.e+
 INSIDE_BUCKETS = re.compile(
     r'^spades_action_latency_seconds_bucket\{le="([0-9.e+-]+)"\} ([0-9.e+-]+)$', re.M
 )
+DECISION_LINES = re.compile(
+    r"^spades_bot_decision_seconds(_bucket|_count|_sum)\{([^}]*)\} ([0-9.e+-]+)$", re.M
+)
+LABEL = re.compile(r'(\w+)="([^"]*)"')
 CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
 
 
@@ -646,11 +653,11 @@ async def database(args: argparse.Namespace) -> AsyncIterator[str]:
 async def bot_table(http: httpx.AsyncClient, args: argparse.Namespace) -> tuple[str, int]:
     """A listed table with a bot in every seat (it starts at once and plays by itself),
     and its version once seated."""
-    rules = {"preset": args.preset, "target_score": args.target}
+    rules = {"preset": args.bot_preset or args.preset, "target_score": args.target}
     answer = await post(http, "/api/tables", json={"name": "Bots", "rules": rules, "listed": True})
     answer.raise_for_status()
     table_id: str = answer.json()["id"]
-    for seat in range(4):
+    for seat in range(len(answer.json()["seats"])):
         seated = await post(
             http, f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": args.bot_level}
         )
@@ -678,7 +685,40 @@ async def bots_beside(
                 new_id, version = await bot_table(http, args)
                 tables[new_id] = version
         if stop.is_set():
-            return {"bot_tables": args.bot_tables, "bot_games": games, "bot_versions": moves}
+            return {
+                "bot_tables": args.bot_tables,
+                "bot_games": games,
+                "bot_versions": moves,
+                "decisions": decision_figures((await http.get("/metrics")).text),
+            }
+
+
+def decision_figures(metrics: str) -> dict[str, str]:
+    """The server's bot decisions by level and phase (`spades_bot_decision_seconds`, the
+    decision pool's answer time): how many, their mean, and the bucket bound that holds
+    their 99th percentile."""
+    counts: dict[str, float] = {}
+    sums: dict[str, float] = {}
+    buckets: dict[str, list[tuple[float, float]]] = {}
+    for name, labels, value in DECISION_LINES.findall(metrics):
+        found = dict(LABEL.findall(labels))
+        key = f"{found.get('level')}/{found.get('phase')}"
+        if name == "_count":
+            counts[key] = float(value)
+        elif name == "_sum":
+            sums[key] = float(value)
+        else:
+            buckets.setdefault(key, []).append((float(found["le"]), float(value)))
+    figures = {}
+    for key, count in sorted(counts.items()):
+        if count <= 0:
+            continue
+        bound = next(
+            (le for le, seen in sorted(buckets.get(key, [])) if seen >= 0.99 * count), None
+        )
+        p99 = "over 2.5 s" if bound is None or bound == float("inf") else f"<= {bound * 1000:g} ms"
+        figures[key] = f"{int(count)}, mean {1000 * sums[key] / count:.0f} ms, p99 {p99}"
+    return figures
 
 
 async def measure(side: Side, say: Any) -> dict[str, Any]:
@@ -885,6 +925,7 @@ def main() -> int:
         "--bot-tables", type=int, default=0, help="bot-only tables playing beside (ours only)"
     )
     parser.add_argument("--bot-level", default="advanced", help="the --bot-tables' bots")
+    parser.add_argument("--bot-preset", help="the --bot-tables' preset (default: --preset)")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay baseline")
     parser.add_argument(
         "--deflate",

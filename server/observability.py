@@ -34,6 +34,12 @@ ACTION_LATENCY = Histogram(
     "From an act message received to its state broadcast sent (validate, persist, broadcast)",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
+BOT_DECISIONS = Histogram(
+    "spades_bot_decision_seconds",
+    "A bot's move, from asking the decision pool to its answer (waiting for a process included)",
+    ["level", "phase"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1.0, 2.5),
+)
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
 SOCKETS_DROPPED = Counter(
     "spades_sockets_dropped_total",

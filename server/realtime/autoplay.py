@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from server.engine import Game, Rules
-from server.observability import ERRORS
+from server.observability import BOT_DECISIONS, ERRORS
 from server.realtime.errors import TableError
 from server.realtime.hosting import TIMEOUTS_TO_AUTOPLAY, utcnow
 from server.realtime.room import Room
@@ -69,6 +69,12 @@ def watch_server(server: int, every: float = 1.0) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="watch-server", daemon=True).start()
+
+
+def warm(pool: ProcessPoolExecutor) -> None:
+    """Start `pool`'s decision processes now (blocking: run it in a thread), so that the
+    first bot move after a start-up does not wait for the forkserver and its imports."""
+    pool.submit(int).result()
 
 
 def decision_pool(size: int) -> ProcessPoolExecutor:
@@ -194,8 +200,12 @@ class Autoplay:
             # Away from the event loop: an advanced or expert decision takes tens to
             # hundreds of milliseconds, which other tables' moves should not wait for.
             # The room stays locked meanwhile; the bot reads only its view (a fresh dict).
+            started = time.perf_counter()
             action = await bot_decision(
                 self.settings.bot_processes, room.rules, view, level, room.rng
+            )
+            BOT_DECISIONS.labels(level=level, phase=view["phase"]).observe(
+                time.perf_counter() - started
             )
         except Exception:
             ERRORS.labels(where="bot").inc()

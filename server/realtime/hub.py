@@ -40,7 +40,14 @@ from server.observability import (
     ROOMS_LOADED,
 )
 from server.realtime import collector
-from server.realtime.autoplay import Autoplay, bot_decision, playing_again, seat_after
+from server.realtime.autoplay import (
+    Autoplay,
+    bot_decision,
+    decision_pool,
+    playing_again,
+    seat_after,
+    warm,
+)
 from server.realtime.errors import TableError, no_such_seat
 from server.realtime.hosting import (
     fresh_deadline,
@@ -155,6 +162,11 @@ class TableHub:
                 continue
             log.info("game resumed", table=room.id, version=room.version)
             self.autoplay.schedule(room)
+        if resumable and self.settings.bot_processes > 0:
+            # Resumed bots (and turn timers) move soon: their decision processes start now,
+            # beside the loop, rather than at the first move (half a second or more).
+            pool = decision_pool(self.settings.bot_processes)
+            self._in_background(asyncio.to_thread(warm, pool), "bot_pool")
         collector.tune(self.settings)
         self._sweeper = asyncio.create_task(self._rooms.sweep(lambda: self.closing))
         if self._shared:

@@ -19,6 +19,7 @@ METRIC_NAMES = (
     "spades_actions_total",
     "spades_refused_actions_total",
     "spades_action_latency_seconds",
+    "spades_bot_decision_seconds",
     "spades_errors_total",
 )
 PATHS = ("/healthz", "/readyz", "/metrics")

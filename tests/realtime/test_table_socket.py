@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from prometheus_client import REGISTRY
 from sqlalchemy import text
 
 from server.engine import Rules
@@ -290,6 +291,12 @@ async def test_unknown_table_socket_is_closed_with_4404(served):
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 async def test_four_bots_play_a_whole_game_to_500_watched_by_a_spectator(served, http):
     _app, address = served
+
+    def decisions(phase: str) -> float:
+        labels = {"level": "basic", "phase": phase}
+        return REGISTRY.get_sample_value("spades_bot_decision_seconds_count", labels) or 0.0
+
+    before = {phase: decisions(phase) for phase in ("blind", "bid", "play")}
     table_id = await create_table(http, {"preset": "standard"})
     spectator = TableClient(address, table_id)
     await spectator.connect()
@@ -299,6 +306,12 @@ async def test_four_bots_play_a_whole_game_to_500_watched_by_a_spectator(served,
         lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=120
     )
     assert max(side["score"] for side in final["table"]["scores"]) >= 500
+    # Every bot move was timed (spades_bot_decision_seconds): 4 bids (a blind nil is one)
+    # and 52 cards a hand.
+    hands = final["table"]["hands_played"]
+    bids = sum(decisions(phase) - before[phase] for phase in ("blind", "bid"))
+    assert bids >= 4 * hands
+    assert decisions("play") - before["play"] >= 52 * hands
     for message in spectator.messages:
         assert_no_hidden_card(message)
     await spectator.close()
