@@ -162,6 +162,11 @@ class Deadline:
         self.samples = samples
         self.start = time.perf_counter()
         self.stop = self.start + budget * BUDGET_SHARE
+        self.end = self.start + budget
+
+    def passed(self) -> bool:
+        """Whether the whole budget is spent (never, when counting ``samples``)."""
+        return self.samples is None and time.perf_counter() > self.end
 
     def more(self, count: int, cap: int) -> bool:
         if self.samples is not None:
@@ -220,13 +225,26 @@ def choose_bid(
             rng, unseen, hidden, sizes, state.voids, state.order.suit, strong, weights
         )
         deal[state.seat] = list(state.hand)
+        values: dict[int, float] = {}
+        made = False
         for bid in candidates:
+            # A deal counts only whole (every candidate played out on it); the budget
+            # may end one part way, and the decision with it.
+            if deadline.passed():
+                break
             bids = _imagined_bids(rules, view, state, deal, bid)
-            tricks, value = _play_out(rules, view, state, deal, bids)
-            totals[bid] += value
+            tricks, values[bid] = _play_out(rules, view, state, deal, bids)
             if bid == 0:
-                nil_made += tricks[state.seat] == 0
-        count += 1
+                made = tricks[state.seat] == 0
+        else:
+            for bid, value in values.items():
+                totals[bid] += value
+            nil_made += made
+            count += 1
+            continue
+        break
+    if count == 0:  # not one whole deal within the budget: the advanced level's bid
+        return {"type": "bid", "bid": anchor}
     if 0 in totals and len(totals) > 1 and nil_made < NIL_MIN_MADE * count:
         del totals[0]
     best = max(totals.values())
