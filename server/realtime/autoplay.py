@@ -42,7 +42,8 @@ BOT_CLAIM_SECONDS = 5.0
 
 
 # The bot decision processes of this server process, by pool size (settings.bot_processes):
-# made on the first decision, shared by every hub, ended with the interpreter.
+# made when the first hub starts (or at the first decision), shared by every hub, ended
+# with the interpreter.
 _POOLS: dict[int, ProcessPoolExecutor] = {}
 
 

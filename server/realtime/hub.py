@@ -162,9 +162,9 @@ class TableHub:
                 continue
             log.info("game resumed", table=room.id, version=room.version)
             self.autoplay.schedule(room)
-        if resumable and self.settings.bot_processes > 0:
-            # Resumed bots (and turn timers) move soon: their decision processes start now,
-            # beside the loop, rather than at the first move (half a second or more).
+        if self.settings.bot_processes > 0:
+            # The decision processes start now, beside the loop, rather than at the first
+            # bot move, hint or timer move (which would wait half a second or more).
             pool = decision_pool(self.settings.bot_processes)
             self._in_background(asyncio.to_thread(warm, pool), "bot_pool")
         collector.tune(self.settings)
