@@ -237,11 +237,13 @@ async def test_the_host_hands_an_away_players_seat_to_a_bot_who_gives_it_back_on
     # The stand-in plays seat 1's turns: the host keeps being asked to act.
     moves = 0
     while moves < 3:
-        turn = await host.until(my_turn)
+        # The answer to the last move may already be the host's turn (a trick it took).
+        if host.state is None or not my_turn(host.state):
+            await host.until(my_turn)
         # Act on the newest state received, not on an older one still queued behind it.
-        for message in host.drain():
-            if message["type"] == "state":
-                turn = message
+        host.drain()
+        turn = host.state
+        assert turn is not None
         if not my_turn(turn):
             continue
         await host.send({"type": "act", "action": turn["state"]["legal"][0]})
