@@ -49,6 +49,20 @@ def test_bids_nil_with_a_nil_hand(level: str) -> None:
     assert decide(game, level) == {"type": "bid", "bid": 0}
 
 
+def test_no_nil_whose_lowest_club_must_take_the_first_trick() -> None:
+    """Where every seat must play its lowest club to the first trick (competitive), a
+    nil holding the nine of clubs alone almost always takes that trick: the expert,
+    which plays the hand out to choose, does not bid nil there, and does where the first
+    trick is free."""
+    hand = "9C 2H 3H 4H 5H 7H 2D 3D 4D 5D 8D 2S 3S"
+    competitive = Rules.preset("competitive")
+    forced = stacked_game(competitive, {0: hand}, dealer=3)
+    assert decide(forced, "expert")["bid"] != 0
+    free_rules = competitive.model_copy(update={"first_lead": "left_of_dealer"})
+    free = stacked_game(free_rules, {0: hand}, dealer=3)
+    assert decide(free, "expert") == {"type": "bid", "bid": 0}
+
+
 @pytest.mark.parametrize(
     "level",
     [

@@ -47,7 +47,15 @@ from server.engine.bots.sampling import (
     strong_cards,
     view_seed,
 )
-from server.engine.cards import CLUBS, SPADES, card_code, card_index, card_order
+from server.engine.cards import (
+    CLUBS,
+    SPADES,
+    card_code,
+    card_index,
+    card_order,
+    counted_led,
+    taking,
+)
 from server.engine.rules import Rules
 from server.engine.scoring import game_winner, score_sides
 
@@ -340,10 +348,40 @@ def _play_out(
     sim = HuntingRollout(imagined, view)
     hands = [list(h) for h in deal]
     leader = _first_leader(rules, view, hands)
-    tricks = sim.rollout(
-        hands, [], [0] * state.players, False, leader, suit_tops(state.order, hands)
-    )
+    tricks_won = [0] * state.players
+    broken = False
+    if rules.first_lead == "lowest_club":
+        leader, broken = _lowest_club_trick(state, sim, hands, leader, tricks_won)
+    tricks = sim.rollout(hands, [], tricks_won, broken, leader, suit_tops(state.order, hands))
     return tricks, sim.utility(tricks)
+
+
+def _lowest_club_trick(
+    state: SeatState, sim: Rollout, hands: list[list[int]], leader: int, tricks_won: list[int]
+) -> tuple[int, bool]:
+    """A ``lowest_club`` table's first trick, played out of ``hands`` as the rule forces
+    it: each seat its lowest club; a seat without clubs a diamond or heart (a nil bidder
+    its highest, anyone else its lowest), a spade only from a hand of spades. Counts the
+    trick in ``tricks_won``; the seat that leads next, and whether spades are broken.
+    (Played freely instead, a nil holding one high club would duck the trick it must
+    take, and nil would look far safer than it is.)"""
+    suit, power = state.order.suit, state.order.power
+    trick: list[tuple[int, int]] = []
+    for k in range(state.players):
+        seat = (leader + k) % state.players
+        hand = hands[seat]
+        clubs = [c for c in hand if suit[c] == CLUBS]
+        if clubs:
+            card = min(clubs, key=power.__getitem__)
+        else:
+            others = [c for c in hand if suit[c] != SPADES] or hand
+            card = (max if sim.nil_bid[seat] else min)(others, key=power.__getitem__)
+        hand.remove(card)
+        trick.append((seat, card))
+    led = counted_led(trick, suit, CLUBS)
+    winner, _ = taking(trick, state.order.win_key[led], state.rules.duplicate_later_wins)
+    tricks_won[winner] += 1
+    return winner, any(suit[c] == SPADES for _, c in trick)
 
 
 def _first_leader(rules: Rules, view: View, hands: list[list[int]]) -> int:
