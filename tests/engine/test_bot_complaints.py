@@ -49,6 +49,16 @@ def test_bids_nil_with_a_nil_hand(level: str) -> None:
     assert decide(game, level) == {"type": "bid", "bid": 0}
 
 
+@pytest.mark.parametrize("preset", ["standard", "competitive"])
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_no_nil_holding_the_ace_of_spades(level: str, preset: str) -> None:
+    """A nil hand but for the ace of spades, which takes whatever trick it falls on:
+    never nil (the count used to weigh the ace as one risky card among others)."""
+    hand = "AS 3C 4C 5D 6D 7D 8H 9H 3H 4H 2S 3S TD"
+    game = stacked_game(Rules.preset(preset), {0: hand}, dealer=3)
+    assert decide(game, level)["bid"] != 0
+
+
 def test_no_nil_whose_lowest_club_must_take_the_first_trick() -> None:
     """Where every seat must play its lowest club to the first trick (competitive), a
     nil holding the nine of clubs alone almost always takes that trick: the expert,
@@ -61,6 +71,18 @@ def test_no_nil_whose_lowest_club_must_take_the_first_trick() -> None:
     free_rules = competitive.model_copy(update={"first_lead": "left_of_dealer"})
     free = stacked_game(free_rules, {0: hand}, dealer=3)
     assert decide(free, "expert") == {"type": "bid", "bid": 0}
+
+
+def test_a_team_bid_that_must_reach_the_partners_weighs_the_lowest_legal_numbers() -> None:
+    """Team bidding (competitive): the partner named 4 first, so the last partner's number
+    is nil or 4 and up. This weak hand's nil rarely survives, and the advanced level's
+    nil left the expert no ordinary number near it to weigh: it bid 10-for-200 (and took
+    about 5 tricks). It must bid a plain contract."""
+    hand = "3C 4C 6C TC JC 2D 3D 7D JD 3H 6H 7H AS"
+    game = stacked_game(Rules.preset("competitive"), {0: hand}, dealer=0)
+    for seat, bid in ((1, 5), (2, 4), (3, 8)):
+        game.act(seat, {"type": "bid", "bid": bid})
+    assert 4 <= decide(game, "expert")["bid"] <= 7
 
 
 @pytest.mark.parametrize(

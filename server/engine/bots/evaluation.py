@@ -11,6 +11,9 @@ from functools import lru_cache
 
 from server.engine.cards import SPADES, CardOrder, card_index, card_order, deck_codes
 
+# A nil danger no nil survives: the hand holds the one top trump.
+FATAL = 10.0
+
 
 @lru_cache(maxsize=32)
 def _deck_powers(players: int, deck: str) -> tuple[tuple[int, ...], ...]:
@@ -124,7 +127,7 @@ def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) ->
     ...             "3S", "TD"]) <= 2
     True
     >>> nil_danger(["AS", "3C", "4C", "5D", "6D", "7D", "8H", "9H", "3H", "4H", "2S",
-    ...             "3S", "TD"]) > 2
+    ...             "3S", "TD"]) >= FATAL
     True
     """
     order = card_order(deck)
@@ -139,7 +142,10 @@ def nil_danger(hand: Iterable[str], deck: str = "standard", players: int = 4) ->
         for j, power in enumerate(powers):
             missing = _missing_above(sorted(set(powers)), ranks, power)
             lower_own = len(powers) - j - 1
-            if suit == SPADES:
+            if suit == SPADES and missing == 0 and deck_powers[SPADES].count(power) == 1:
+                # The top trump takes whatever trick it falls on, and it must fall on one.
+                danger += FATAL
+            elif suit == SPADES:
                 danger += 3.0 if missing < 4 else 1.5 if missing < 6 else 0.0
             elif missing == 0:
                 danger += 3.0

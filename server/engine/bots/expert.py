@@ -298,6 +298,13 @@ def _bid_candidates(
 ) -> list[int]:
     numbers = {action["bid"] for action in legal}
     wanted = set(range(anchor - BIDS_BELOW, anchor + BIDS_ABOVE + 1))
+    ordinary = sorted(n for n in numbers if n > 0)
+    if ordinary and not wanted & set(ordinary):
+        # No ordinary number near the anchor is legal: a nil anchor where the side's
+        # contract must reach min_team_bid, or the second partner of team bidding,
+        # whose number must reach the first's. The lowest legal numbers are the
+        # alternatives to weigh, not nil against 10-for-200 alone.
+        wanted.update(ordinary[: BIDS_BELOW + BIDS_ABOVE])
     if rules.ten_for_two_hundred:
         partner = sum(b for s in state.teammates if isinstance(b := state.bids[s], int))
         wanted.add(10 if rules.bidding == "team" else 10 - partner)
