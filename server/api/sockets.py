@@ -2,8 +2,9 @@
 
 It only reads frames (`parse_message`), has `server.realtime.messages` check them, and
 hands them to the hub. Outgoing messages go
-through a per-socket queue drained by one writer task, so that a slow client never holds
-a table's lock and every client receives its messages in version order.
+through a per-socket queue drained by one writer task (which exists only while the queue
+holds something), so that a slow client never holds a table's lock and every client
+receives its messages in version order.
 
 Before a conversation starts the socket's `Origin` must be allowed (a page of another site
 may not drive a player's seat from their browser) and its client address must hold fewer
@@ -25,7 +26,7 @@ from urllib.parse import urlsplit
 
 import orjson
 import structlog
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import WebSocket, WebSocketDisconnect
 from limits import RateLimitItem, parse
 from starlette.websockets import WebSocketState
 
@@ -49,7 +50,7 @@ from server.settings import Settings
 
 log = structlog.get_logger(__name__)
 
-router = APIRouter()
+TABLE_SOCKET_PATH = "/ws/tables/{table_id}"
 
 # The largest incoming message, in bytes (UTF-8 for text frames). `spades serve` gives it
 # to uvicorn as `ws_max_size`, so a bigger frame is refused (1009) before it is read whole.
@@ -85,27 +86,26 @@ def abort_connection(websocket: WebSocket) -> bool:
 class SocketListener:
     """One WebSocket as the hub sees it: a seat and a mailbox."""
 
+    __slots__ = ("closer", "dropped", "key", "queue", "seat", "table_id", "websocket", "writer")
+
     def __init__(self, websocket: WebSocket, table_id: str) -> None:
         self.websocket = websocket
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
-        # The mailbox: messages, then perhaps a close (code, reason). A bare deque and one
-        # future for the writer to wait on: an asyncio.Queue costs four deques a socket.
-        self.queue: deque[ServerMessage | tuple[int, str]] = deque()
-        self._wakeup: asyncio.Future[None] | None = None
+        # The mailbox (messages, then perhaps a close: code, reason) and the task sending
+        # it exist only while it holds something: an idle socket has neither, so a table
+        # waiting for its next move costs no task, future or deque per socket.
+        self.queue: deque[ServerMessage | tuple[int, str]] | None = None
         self.writer: asyncio.Task[None] | None = None
         self.closer: asyncio.Task[None] | None = None
-        # Set once the socket is being dropped: nothing more is queued for it.
+        # Set once the socket is closing or being dropped: nothing more is queued for it.
         self.dropped = False
-
-    def start(self) -> None:
-        self.writer = asyncio.create_task(self.write())
 
     def send(self, message: ServerMessage) -> None:
         if self.dropped:
             return
-        if len(self.queue) >= MAX_QUEUED:
+        if self.queue is not None and len(self.queue) >= MAX_QUEUED:
             log.warning("socket dropped: client reads too slowly", table=self.table_id)
             SOCKETS_DROPPED.labels(reason="too_slow").inc()
             self.drop(CLOSE_TOO_SLOW, "too slow")
@@ -114,27 +114,25 @@ class SocketListener:
 
     async def close(self, code: int, reason: str) -> None:
         """Close after every message queued so far (a restart, a table reloading)."""
+        if self.dropped:
+            return
         self._put((code, reason))
+        # Anything queued behind the close would never be sent.
+        self.dropped = True
 
     def _put(self, item: ServerMessage | tuple[int, str]) -> None:
+        if self.queue is None:
+            self.queue = deque()
         self.queue.append(item)
-        if self._wakeup is not None and not self._wakeup.done():
-            self._wakeup.set_result(None)
-
-    async def _next(self) -> ServerMessage | tuple[int, str]:
-        while not self.queue:
-            self._wakeup = asyncio.get_running_loop().create_future()
-            try:
-                await self._wakeup
-            finally:
-                self._wakeup = None
-        return self.queue.popleft()
+        # One writer at a time, so messages leave in the order they were queued.
+        if self.writer is None:
+            self.writer = asyncio.create_task(self.write())
 
     def drop(self, code: int, reason: str) -> None:
         """Close now: forget what is queued and stop the writer wherever it waits (a send
         blocked on a peer that reads nothing), then close with `code`."""
         self.dropped = True
-        self.queue.clear()
+        self.queue = None
         if self.writer is not None:
             self.writer.cancel()
         self.closer = asyncio.create_task(self._close_after_writer(code, reason))
@@ -157,14 +155,20 @@ class SocketListener:
             return
 
     async def write(self) -> None:
-        """Send queued messages in order until a close is queued or the socket dies.
+        """Send queued messages in order until the mailbox is empty (the writer then ends,
+        and the next message starts another), a close is sent, or the socket dies.
 
         A message that cannot be encoded, or a send that fails for another reason than the
         peer going away, is logged (the table and the kind of failure, never the message)
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
         while True:
-            item = await self._next()
+            if not self.queue:
+                # Nothing left: no await between this check and the next `_put`'s, so a
+                # message queued from now on starts a new writer.
+                self.queue = self.writer = None
+                return
+            item = self.queue.popleft()
             if isinstance(item, tuple):
                 await self.close_now(*item)
                 return
@@ -177,15 +181,12 @@ class SocketListener:
             try:
                 await self.websocket.send_text(text)
             except WebSocketDisconnect:  # the peer went away: the reader sees it too
+                self.dropped = True
                 return
             except Exception as problem:
                 self._failed("socket message could not be sent", item, problem)
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
-            # Hold nothing while waiting for the next message: a table's last state, kept
-            # alive by every socket until the table moves again, would be young objects
-            # for the collector to walk at every table (docs/performance.md).
-            del item, text
 
     def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
         self.dropped = True
@@ -202,6 +203,7 @@ class SocketListener:
 
     async def stop(self) -> None:
         """Stop the writer (and a close in progress) once the conversation has ended."""
+        self.dropped = True
         if self.writer is not None:
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -397,8 +399,10 @@ async def refuse(websocket: WebSocket, code: int, reason: str, why: str) -> None
     await websocket.close(code, reason)
 
 
-@router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    """The endpoint at TABLE_SOCKET_PATH (the app adds it)."""
+    # One coroutine for the whole conversation, not one for the checks awaiting another:
+    # each socket holds its frames for as long as it is open.
     guard: SocketGuard = websocket.app.state.socket_guard
     if not guard.origin_allowed(websocket):
         log.info("socket refused: origin not allowed", table=table_id)
@@ -412,60 +416,57 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         )
         return
     try:
-        await converse(websocket, table_id, address)
+        hub: TableHub = websocket.app.state.hub
+        await websocket.accept()
+        try:
+            room = await hub.room(table_id)
+        except TableError:
+            await websocket.close(CLOSE_NO_TABLE, "no such table")
+            return
+        if hub.closing:
+            await websocket.close(1012, "server restarting")
+            return
+        socket = SocketListener(websocket, room.id)
+        limiter: Limiter = websocket.app.state.ws_limiter
+        chat_limiter: Limiter = websocket.app.state.chat_limiter
+        greeted = False
+        try:
+            while True:
+                raw = await websocket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    break
+                # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
+                # act's id; a frame that is not even a message spends the budget all the same.
+                message: dict[str, Any] = {}
+                refusal: TableError | None = None
+                try:
+                    message = parse_message(raw)
+                except TableError as bad:
+                    refusal = bad
+                if not limiter.allow(socket.key):
+                    refusal = TableError("rate_limited", "Too many messages; slow down.")
+                if refusal is None:
+                    try:
+                        greeted = await handle(
+                            hub, room, socket, message, greeted, lambda: chat_limiter.allow(address)
+                        )
+                    except TableError as refused:
+                        refusal = refused
+                if refusal is not None:
+                    act_id = message.get("id")
+                    act_id = act_id if isinstance(act_id, str | int) else None
+                    socket.send(error(refusal.code, refusal.message, act_id))
+                # Nothing of this message stays while the socket waits for the next one.
+                del raw, message, refusal
+        except Exception as problem:  # a dead socket ends the conversation, nothing else
+            log.info("socket ended", table=room.id, error=type(problem).__name__)
+        finally:
+            limiter.forget(socket.key)
+            if greeted:
+                await hub.leave(room, socket)
+            await socket.stop()
+            if websocket.application_state != WebSocketState.DISCONNECTED:
+                with contextlib.suppress(Exception):
+                    await websocket.close()
     finally:
         guard.release(address)
-
-
-async def converse(websocket: WebSocket, table_id: str, address: str) -> None:
-    hub: TableHub = websocket.app.state.hub
-    await websocket.accept()
-    try:
-        room = await hub.room(table_id)
-    except TableError:
-        await websocket.close(CLOSE_NO_TABLE, "no such table")
-        return
-    if hub.closing:
-        await websocket.close(1012, "server restarting")
-        return
-    socket = SocketListener(websocket, room.id)
-    socket.start()
-    limiter: Limiter = websocket.app.state.ws_limiter
-    chat_limiter: Limiter = websocket.app.state.chat_limiter
-    greeted = False
-    try:
-        while True:
-            raw = await websocket.receive()
-            if raw["type"] == "websocket.disconnect":
-                break
-            # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
-            # act's id; a frame that is not even a message spends the budget all the same.
-            message: dict[str, Any] = {}
-            refusal: TableError | None = None
-            try:
-                message = parse_message(raw)
-            except TableError as bad:
-                refusal = bad
-            if not limiter.allow(socket.key):
-                refusal = TableError("rate_limited", "Too many messages; slow down.")
-            if refusal is None:
-                try:
-                    greeted = await handle(
-                        hub, room, socket, message, greeted, lambda: chat_limiter.allow(address)
-                    )
-                except TableError as refused:
-                    refusal = refused
-            if refusal is not None:
-                act_id = message.get("id")
-                act_id = act_id if isinstance(act_id, str | int) else None
-                socket.send(error(refusal.code, refusal.message, act_id))
-    except Exception as problem:  # a dead socket ends the conversation, nothing else
-        log.info("socket ended", table=room.id, error=type(problem).__name__)
-    finally:
-        limiter.forget(socket.key)
-        if greeted:
-            await hub.leave(room, socket)
-        await socket.stop()
-        if websocket.application_state != WebSocketState.DISCONNECTED:
-            with contextlib.suppress(Exception):
-                await websocket.close()
