@@ -10,6 +10,7 @@ only the hub changes it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import random
 import time
@@ -60,6 +61,18 @@ class Frame(dict[str, Any]):
         self.text = text
 
 
+@functools.lru_cache(maxsize=256)
+def _rules_of(text: bytes) -> tuple[dict[str, Any], Rules]:
+    rules = orjson.loads(text)
+    return rules, Rules.model_validate(rules)
+
+
+def shared_rules(rules: dict[str, Any]) -> tuple[dict[str, Any], Rules]:
+    """The rules as stored and as the engine reads them, one pair for every room with the
+    same rules (a Rules model is about 3 KB; both are read-only)."""
+    return _rules_of(orjson.dumps(rules))
+
+
 def load_game(rules: Rules, record: TableRecord) -> Game | None:
     """The table's current game: its snapshot, then any actions logged after it."""
     if record.game is None:
@@ -72,6 +85,41 @@ def load_game(rules: Rules, record: TableRecord) -> Game | None:
 
 class Room:
     """A table in memory: what the database says, plus its lock and listeners."""
+
+    # Thousands of rooms stay in memory: slots keep each one's attributes in a fixed array
+    # (over 30 of them, an instance dict is a table of its own, about 1.6 KB).
+    __slots__ = (
+        "_bot_nudge",
+        "bot_task",
+        "chat",
+        "created",
+        "evicted",
+        "game",
+        "game_id",
+        "game_number",
+        "grace_tasks",
+        "hands_saved",
+        "hints",
+        "holders",
+        "host_listeners",
+        "host_task",
+        "hosting",
+        "id",
+        "listeners",
+        "lock",
+        "name",
+        "rng",
+        "rules",
+        "rules_json",
+        "seats",
+        "seq",
+        "series",
+        "status",
+        "timer_moves",
+        "timer_task",
+        "touched",
+        "version",
+    )
 
     def __init__(self, record: TableRecord, chat_history: int) -> None:
         self.lock = asyncio.Lock()
@@ -86,8 +134,9 @@ class Room:
         # and the sockets that said hello with the host token.
         self.holders: dict[Listener, str] = {}
         self.host_listeners: set[Listener] = set()
-        # Wakes a bot task that stands by while another process drives the bots.
-        self.bot_nudge = asyncio.Event()
+        # Wakes a bot task that stands by while another process drives the bots; made on
+        # first use (`bot_nudge`), as most tables of people never have such a task.
+        self._bot_nudge: asyncio.Event | None = None
         # Each seat's latest hint, by the version it was made on: asking again before the
         # table moves gets the same answer, thought out once (hints share the bots' pool).
         self.hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}
@@ -102,8 +151,7 @@ class Room:
     def load(self, record: TableRecord) -> None:
         self.id = record.id
         self.name = record.name
-        self.rules_json = record.rules
-        self.rules = Rules.model_validate(record.rules)
+        self.rules_json, self.rules = shared_rules(record.rules)
         self.status = record.status
         self.version = record.version
         self.game_number = record.game_number
@@ -122,6 +170,12 @@ class Room:
         self.chat.clear()
         self.chat.extend(record.chat)
         self.series = list(record.series)
+
+    @property
+    def bot_nudge(self) -> asyncio.Event:
+        if self._bot_nudge is None:
+            self._bot_nudge = asyncio.Event()
+        return self._bot_nudge
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
