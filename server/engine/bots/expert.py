@@ -84,7 +84,7 @@ NIL_TRY_STRENGTH = 3.0
 NIL_MIN_MADE = 0.8
 # The scoreboard as a race (``win_chance``): what a side's score grows by in a hand, and
 # the spread of one hand's change in the lead. Rough: bot games gain 35-45 a hand with a
-# spread near 100; these are the figures the tournaments in the commit were played with.
+# spread near 100, but these larger figures are the ones the tournaments were played with.
 HAND_GAIN = 60.0
 HAND_SPREAD = 120.0
 # How much less an imagined deal counts for each read of the play it contradicts.
