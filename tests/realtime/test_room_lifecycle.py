@@ -170,8 +170,11 @@ async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_
         move = asyncio.create_task(hub.act(room, player, {"type": "bid", "bid": 3}))
         await asyncio.sleep(0.01)  # the move now waits for the lock
         room.touched -= IDLE * 2
-    # The lock is free but its waiter has not run yet: the sweeper's moment.
-    assert hub.evict_idle() == 1
+    # The lock is free but its waiter has not run yet: the sweeper's moment. (Rooms of
+    # bot games that other tests left playing in the shared PostgreSQL database, resumed
+    # when this app started, may be idle too and go with it.)
+    assert hub.evict_idle() >= 1
+    assert room.evicted and table_id not in hub.rooms
     await move
 
     assert room.evicted and room.version == version and room.game.bids[seat] is None
