@@ -12,13 +12,17 @@ On SQLite a batch is written by sqlite3 itself, synchronously, on the event loop
 small WAL transaction takes a fraction of a millisecond, less than handing it to another
 thread and back (aiosqlite does that for every statement; under the GIL the other thread
 only takes turns with the loop anyway, and on a busy machine each hand-off waits to be
-scheduled). That connection never waits for the file: if another process (a `spades`
-command) holds it, the batch goes to one writer thread whose connection waits as long as
-the busy timeout. On PostgreSQL the same statements run on the async engine (`run_sync`:
-asyncpg, no thread), on one connection kept while writes keep coming: taking it from the
-pool for each batch would cost two more round trips a batch (the pool's ping on checkout,
-its rollback on return). It goes back to the pool when nothing waits, and after a
-failure, so that the writes committed again one by one take one the pool has checked.
+scheduled). It runs on one sqlite3 connection held for the group commit's life, its
+statements compiled once (`server.store.statements.SQLiteWriter`). That connection never
+waits for the file: if another process (a `spades` command) holds it, the batch goes to
+one writer thread whose own held connection waits as long as the busy timeout.
+
+On PostgreSQL the same statements run on the async engine (`run_sync`: asyncpg, no
+thread), through SQLAlchemy (`CoreWriter`), on one connection kept while writes keep
+coming: taking it from the pool for each batch would cost two more round trips a batch
+(the pool's ping on checkout, its rollback on return). It goes back to the pool when
+nothing waits, and after a failure, so that the writes committed again one by one take
+one the pool has checked.
 
 A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
 tell which of its writes conflicted) is rolled back and its writes are committed again
@@ -29,16 +33,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Generic, TypeVar
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Engine
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.expression import ClauseElement
 
 from server.store.db import sqlite_file_engine, write_lock
+from server.store.statements import CoreWriter, Prepared, SQLiteWriter, Writer
 
 Write = TypeVar("Write")
 # What a batch's writes answer, in order: each write's new version, or the exception it
@@ -57,22 +63,66 @@ class Ambiguous(Exception):
     fewer rows than it has writes): commit them one by one to find out."""
 
 
+WriteAll = Callable[[Writer, list[Write]], Outcomes]
+
+
+class HeldSQLite:
+    """One sqlite3 connection of a synchronous engine on the SQLite file, taken from its
+    pool on first use and kept (a checkout and a return per batch cost more than the
+    batch's statements), closed when the app's engine is disposed. A connection that
+    fails to roll back is dropped, and the next batch takes a fresh one."""
+
+    def __init__(self, file: Engine) -> None:
+        self.file = file
+        self.connection: Any = None  # the pool's proxy of a sqlite3 connection
+        self.prepared: dict[tuple[ClauseElement, tuple[str, ...]], Prepared] = {}
+
+    def write(self, write_all: WriteAll[Write], writes: list[Write]) -> Outcomes:
+        """`write_all` in one transaction (sqlite3 opens it with `BEGIN IMMEDIATE` before
+        the first UPDATE), committed, or rolled back before the failure is raised."""
+        if self.connection is None:
+            self.connection = self.file.raw_connection()
+        raw: sqlite3.Connection = self.connection.driver_connection
+        cursor = raw.cursor()
+        try:
+            outcomes = write_all(SQLiteWriter(cursor, self.file.dialect, self.prepared), writes)
+            raw.commit()
+        except BaseException:
+            try:
+                raw.rollback()
+            except Exception:
+                self.close()
+            raise
+        finally:
+            cursor.close()
+        return outcomes
+
+    def close(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.invalidate()
+
+
 class GroupCommit(Generic[Write]):
     """The one writer task of `engine` for one kind of write; `write_all` writes a batch
     on an open transaction and answers each write's outcome."""
 
-    def __init__(
-        self, engine: AsyncEngine, write_all: Callable[[Connection, list[Write]], Outcomes]
-    ) -> None:
+    def __init__(self, engine: AsyncEngine, write_all: WriteAll[Write]) -> None:
         self.engine = engine
         self.write_all = write_all
-        # SQLite's own synchronous engines on the same file: on the loop, and in the thread.
-        self._inline: Engine | None = sqlite_file_engine(engine, wait=False)
-        self._file: Engine | None = sqlite_file_engine(engine)
+        # SQLite: connections of sqlite3 itself on the same file, on the loop and in the thread.
+        inline, file = sqlite_file_engine(engine, wait=False), sqlite_file_engine(engine)
+        self._inline = HeldSQLite(inline) if inline is not None else None
+        self._file = HeldSQLite(file) if file is not None else None
+        if self._inline is not None and self._file is not None:
+            event.listen(engine.sync_engine, "engine_disposed", self._close_held)
         self._waiting: list[tuple[Write, asyncio.Future[int]]] = []
         self._writer: asyncio.Task[None] | None = None
         # PostgreSQL: the connection this burst of batches writes on (None between bursts).
         self._connection: AsyncConnection | None = None
+        self._lock: AbstractAsyncContextManager[Any] = contextlib.nullcontext()
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
         self.batches = 0
         self.writes = 0
 
@@ -84,8 +134,9 @@ class GroupCommit(Generic[Write]):
         if self._writer is None or self._writer.done():
             # The task ends when nothing waits: no task outlives the writes (nor its loop).
             self._writer = loop.create_task(self._drain())
-        # Shielded: a caller cancelled while its batch commits does not cancel the batch.
-        return await asyncio.shield(answer)
+        # The batch runs in the writer task: a caller cancelled meanwhile cancels only its
+        # wait for this answer (`_settle` then leaves it be), never the batch or its write.
+        return await answer
 
     async def _drain(self) -> None:
         try:
@@ -94,6 +145,18 @@ class GroupCommit(Generic[Write]):
                 await self._commit(batch)
         finally:
             await self._release()
+
+    def _close_held(self, _engine: Engine) -> None:
+        for held in (self._inline, self._file):
+            if held is not None:
+                held.close()
+
+    def _write_lock(self) -> AbstractAsyncContextManager[Any]:
+        """`write_lock(engine)`, looked up once per event loop (it is taken every batch)."""
+        loop = asyncio.get_running_loop()
+        if self._lock_loop is not loop:
+            self._lock, self._lock_loop = write_lock(self.engine), loop
+        return self._lock
 
     async def _release(self) -> None:
         """Give the burst's connection back to the pool (the pool discards a dead one)."""
@@ -105,7 +168,7 @@ class GroupCommit(Generic[Write]):
     async def _commit(self, batch: list[tuple[Write, asyncio.Future[int]]]) -> None:
         writes = [write for write, _ in batch]
         try:
-            async with write_lock(self.engine):
+            async with self._write_lock():
                 outcomes = await self._transaction(writes)
         except Exception as failure:
             if len(batch) == 1:
@@ -128,26 +191,24 @@ class GroupCommit(Generic[Write]):
             connection = self._connection
             try:
                 async with connection.begin():
-                    return await connection.run_sync(self.write_all, writes)
+                    return await connection.run_sync(
+                        lambda sync: self.write_all(CoreWriter(sync), writes)
+                    )
             except BaseException:
                 await self._release()
                 raise
         try:
-            return self._write_on(inline, writes)
-        except OperationalError as refusal:
+            return inline.write(self.write_all, writes)
+        except sqlite3.OperationalError as refusal:
             if not is_busy(refusal):
                 raise
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(_SQLITE_WRITER, self._write_on, file, writes)
-
-    def _write_on(self, file: Engine, writes: list[Write]) -> Outcomes:
-        with file.begin() as connection:
-            return self.write_all(connection, writes)
+        return await loop.run_in_executor(_SQLITE_WRITER, file.write, self.write_all, writes)
 
 
-def is_busy(refusal: OperationalError) -> bool:
+def is_busy(refusal: Exception) -> bool:
     """Whether SQLite refused because another connection holds the file."""
-    words = str(refusal.orig).lower()
+    words = str(getattr(refusal, "orig", refusal)).lower()
     return "locked" in words or "busy" in words
 
 

@@ -24,7 +24,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
 
@@ -40,6 +39,7 @@ from server.store.models import (
     TableRow,
     utcnow,
 )
+from server.store.statements import Writer
 
 
 class VersionConflict(Exception):
@@ -77,6 +77,18 @@ BUMP_UNNEST = text(
 # batch (a fifth of the log row's cost under load).
 INSERT_ACTION = insert(ACTIONS)
 INSERT_HAND = insert(HANDS)
+SNAPSHOT_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_game"))
+    .values(snapshot=bindparam("b_snapshot"), snapshot_seq=bindparam("b_seq"))
+)
+FINISH_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_game"))
+    .values(
+        winner=bindparam("b_winner"), final_scores=bindparam("b_scores"), finished=bindparam("b_at")
+    )
+)
 WRITE_SEAT = (
     update(SEATS)
     .where(SEATS.c.table_id == bindparam("b_table"), SEATS.c.seat == bindparam("b_seat"))
@@ -649,42 +661,54 @@ def seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
     }
 
 
-def write_actions(connection: Connection, writes: list[ActionWrite]) -> Outcomes:
+def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
     """Write a batch of accepted actions of different tables on one open transaction: each
     its table's version bump, its seats, its log row, its snapshot and finished hands; the
     new version of each, or VersionConflict for one whose table moved on (it writes
     nothing else). A handful of statements whatever the batch's size: one executemany per
-    kind of row. Synchronous: on SQLite it runs whole in the writer thread, on PostgreSQL
-    in `run_sync` (`server.store.batch`)."""
-    landed = _bump_versions(connection, writes)
+    kind of row. Synchronous: on SQLite it runs whole on sqlite3 (on the loop, or in the
+    writer thread), on PostgreSQL in `run_sync` (`server.store.batch`)."""
+    landed = _bump_versions(writer, writes)
     done = [write for write, outcome in zip(writes, landed, strict=True) if outcome is not None]
     seats = [seat_params(write.table_id, seat) for write in done for seat in write.seats]
     if seats:
-        connection.execute(WRITE_SEAT, seats)
+        writer.many(WRITE_SEAT, seats)
     if done:
-        connection.execute(INSERT_ACTION, [_log_row(write) for write in done])
-    for write in done:
-        fields = _game_fields(write)
-        if fields:
-            connection.execute(update(GAMES).where(GAMES.c.id == write.game_id).values(**fields))
+        writer.many(INSERT_ACTION, [_log_row(write) for write in done])
+    snapshots = [
+        {"b_game": w.game_id, "b_snapshot": w.snapshot, "b_seq": w.seq}
+        for w in done
+        if w.snapshot is not None
+    ]
+    if snapshots:
+        writer.many(SNAPSHOT_GAME, snapshots)
+    finished = [
+        {"b_game": w.game_id, "b_winner": w.winner, "b_scores": w.final_scores, "b_at": utcnow()}
+        for w in done
+        if w.winner is not None or w.status == "over"
+    ]
+    if finished:
+        writer.many(FINISH_GAME, finished)
     hands = [
         {"game_id": write.game_id, "number": write.first_hand_number + offset, **hand}
         for write in done
         for offset, hand in enumerate(write.new_hands)
     ]
     if hands:
-        connection.execute(INSERT_HAND, hands)
+        writer.many(INSERT_HAND, hands)
     return [
         VersionConflict(write.table_id) if version is None else version
         for write, version in zip(writes, landed, strict=True)
     ]
 
 
-def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
+def _bump_versions(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:
     """Raise each write's table version by one where it still is the write's old version;
-    the new versions (None where the table moved on). One executemany where the driver
-    counts its rows (SQLite), one UPDATE from a VALUES list on PostgreSQL (whose
-    executemany does not count), else one UPDATE per write."""
+    the new versions (None where the table moved on). One executemany on SQLite (which
+    counts its rows), one UPDATE from arrays on PostgreSQL (whose executemany does not
+    count), one UPDATE a write for a single write."""
+    if len(writes) > 1 and writer.dialect_name == "postgresql":
+        return _bump_by_values(writer, writes)
     params = [
         {
             "b_id": write.table_id,
@@ -695,25 +719,19 @@ def _bump_versions(connection: Connection, writes: list[ActionWrite]) -> list[in
         }
         for write in writes
     ]
-    if len(writes) > 1 and connection.dialect.name == "postgresql":
-        return _bump_by_values(connection, writes)
-    if len(writes) > 1 and connection.dialect.supports_sane_multi_rowcount:
-        result = connection.execute(BUMP_ACTION, params)
-        if result.rowcount != len(writes):
+    if len(writes) > 1:
+        if writer.many(BUMP_ACTION, params) != len(writes):
             raise Ambiguous()
         return [write.old_version + 1 for write in writes]
-    landed: list[int | None] = []
-    for write, one in zip(writes, params, strict=True):
-        result = connection.execute(BUMP_ACTION, one)
-        landed.append(write.old_version + 1 if result.rowcount == 1 else None)
-    return landed
+    landed = writer.many(BUMP_ACTION, params) == 1
+    return [writes[0].old_version + 1 if landed else None]
 
 
-def _bump_by_values(connection: Connection, writes: list[ActionWrite]) -> list[int | None]:
+def _bump_by_values(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:
     """`_bump_versions` in one PostgreSQL statement (`BUMP_UNNEST`): the ids of the tables
     that were still at their write's old version come back."""
     bumped = set(
-        connection.execute(
+        writer.scalars(
             BUMP_UNNEST,
             {
                 "ids": [w.table_id for w in writes],
@@ -721,7 +739,7 @@ def _bump_by_values(connection: Connection, writes: list[ActionWrite]) -> list[i
                 "statuses": [w.status for w in writes],
                 "deadlines": [w.deadline for w in writes],
             },
-        ).scalars()
+        )
     )
     return [w.old_version + 1 if w.table_id in bumped else None for w in writes]
 
@@ -736,14 +754,3 @@ def _log_row(write: ActionWrite) -> dict[str, Any]:
         "cause": write.cause,
         "at": utcnow(),
     }
-
-
-def _game_fields(write: ActionWrite) -> dict[str, Any]:
-    """What an action changes in its game's row: the snapshot after a finished hand, the
-    result once the game is over."""
-    fields: dict[str, Any] = {}
-    if write.snapshot is not None:
-        fields |= {"snapshot": write.snapshot, "snapshot_seq": write.seq}
-    if write.winner is not None or write.status == "over":
-        fields |= {"winner": write.winner, "final_scores": write.final_scores, "finished": utcnow()}
-    return fields

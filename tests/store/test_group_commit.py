@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
 from server.engine import Game, Rules
-from server.store.db import create_engine, migrate
+from server.store.batch import HeldSQLite
+from server.store.db import create_engine, migrate, sqlite_file_engine
 from server.store.models import ActionRow
-from server.store.repository import ActionWrite, SeatRecord, TableStore, VersionConflict
+from server.store.repository import (
+    ActionWrite,
+    SeatRecord,
+    TableStore,
+    VersionConflict,
+    write_actions,
+)
+from server.store.statements import CoreWriter
 
 
 @pytest.fixture
@@ -126,3 +137,82 @@ async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlit
         other.close()
     assert await asyncio.wait_for(pending, 10) == 3
     assert await logged(store, game) == 1
+
+
+async def test_sqlite3_stores_exactly_what_sqlalchemy_would(tmp_path):
+    """On SQLite the batch goes straight through sqlite3 (`SQLiteWriter`); the same batch
+    written through SQLAlchemy (`CoreWriter`) into another file leaves the same rows,
+    column for column as stored: JSON, booleans, NULLs, datetimes as SQLite text."""
+    deadline = datetime(2026, 12, 1, 21, 30, 5, 250000, tzinfo=UTC)
+    files = {}
+    for kind in ("core", "sqlite3"):
+        engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / kind}.db")
+        await migrate(engine)
+        store = TableStore(engine)
+        games = [await started(store, f"t-{n}") for n in range(2)]
+        seats = [SeatRecord(1, name="Bob", connected=True, autoplay=True, autoplay_reason="away")]
+        writes = [
+            bid("t-0", games[0], 2, deadline=deadline, seats=seats, cause="timer"),
+            replace(
+                bid("t-1", games[1], 2),
+                status="over",
+                snapshot={"format": 1, "nested": {"1": [None, True]}},
+                winner=1,
+                final_scores=[510, 230],
+                new_hands=[
+                    {
+                        "dealer": 0,
+                        "bids": [3, 4, 2, 4],
+                        "tricks": [3, 4, 2, 4],
+                        "deal": [["AS"], ["KS"], ["QS"], ["JS"]],
+                        "sides": [{"points": 70, "score": 510, "bags": 1}],
+                        "timer_moves": [],
+                        "plays": None,
+                    }
+                ],
+            ),
+        ]
+        file = sqlite_file_engine(engine)
+        assert file is not None
+        if kind == "core":
+            with file.begin() as connection:
+                outcomes = write_actions(CoreWriter(connection), writes)
+        else:
+            outcomes = HeldSQLite(file).write(write_actions, writes)
+        assert outcomes == [3, 3]
+        file.dispose()
+        await engine.dispose()
+        files[kind] = tmp_path / f"{kind}.db"
+
+    def rows(path: Path) -> dict[str, list[tuple]]:
+        connection = sqlite3.connect(path)
+        try:
+            return {
+                "tables": connection.execute(
+                    "SELECT id, version, status, deadline FROM tables ORDER BY id"
+                ).fetchall(),
+                "seats": connection.execute(
+                    "SELECT * FROM seats ORDER BY table_id, seat"
+                ).fetchall(),
+                "actions": connection.execute(
+                    "SELECT game_id, seq, seat, action, version, cause, length(at) FROM actions"
+                ).fetchall(),
+                "games": connection.execute(
+                    "SELECT id, snapshot, snapshot_seq, winner, final_scores, finished IS NULL"
+                    " FROM games ORDER BY id"
+                ).fetchall(),
+                "hands": connection.execute("SELECT * FROM hands ORDER BY id").fetchall(),
+            }
+        finally:
+            connection.close()
+
+    core, direct = rows(files["core"]), rows(files["sqlite3"])
+    assert direct == core
+    assert direct["tables"][0][3] == "2026-12-01 21:30:05.250000"
+    assert direct["games"][1][1:] == (
+        '{"format":1,"nested":{"1":[null,true]}}',
+        1,
+        1,
+        "[510,230]",
+        0,
+    )
