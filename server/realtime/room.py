@@ -15,6 +15,7 @@ import hmac
 import random
 import time
 from collections import deque
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Protocol, cast
 
@@ -49,16 +50,30 @@ class Listener(Protocol):
     async def close(self, code: int, reason: str) -> None: ...
 
 
-class Frame(dict[str, Any]):
-    """A message with its JSON text made once for all the sockets it goes to: the socket
-    layer sends `text` as it is instead of encoding the message again. It is still the
-    message itself (a dict), for any listener that reads it."""
+class Frame(Mapping[str, Any]):
+    """A message as the JSON text made once for all the sockets it goes to: the socket
+    layer sends `text` as it is. Read as a mapping (a listener in the process that looks
+    into it), it is that text decoded, on first use: exactly what a socket receives."""
 
-    __slots__ = ("text",)
+    __slots__ = ("_message", "text")
 
-    def __init__(self, message: StateMessage, text: str) -> None:
-        super().__init__(message)
+    def __init__(self, text: str) -> None:
         self.text = text
+        self._message: dict[str, Any] | None = None
+
+    def _decoded(self) -> dict[str, Any]:
+        if self._message is None:
+            self._message = orjson.loads(self.text)
+        return self._message
+
+    def __getitem__(self, key: str) -> Any:
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
 
 
 @functools.lru_cache(maxsize=256)
@@ -319,25 +334,21 @@ class Room:
         # seat's own part (`seat_part`) is spliced in front of it.
         public = public_view(game) if game is not None else None
         public_json = orjson.dumps(public)[1:] if public is not None else b""
-        views: dict[int | None, tuple[dict[str, Any] | None, bytes]] = {}
+        views: dict[int | None, bytes] = {}
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[StateMessage] = []
         for listener in listeners:
             seat, host = listener.seat, self.has_controls(listener)
             frame = frames.get((seat, host))
             if frame is None:
-                if seat not in views:
+                view_json = views.get(seat)
+                if view_json is None:
                     if game is None or public is None:
-                        views[seat] = None, b"null"
+                        view_json = b"null"
                     else:
-                        part = seat_part(game, seat)
-                        view_json = orjson.dumps(part)[:-1] + b"," + public_json
-                        views[seat] = public | part, view_json
-                view, view_json = views[seat]
-                message = self.state_message(listener, view, table)
-                message["server_time"] = server_time  # one moment for the whole change
-                # The keys of `state_message` in another order (a JSON object has none):
-                # the shared object's braces are dropped, its keys follow the host's.
+                        view_json = orjson.dumps(seat_part(game, seat))[:-1] + b"," + public_json
+                    views[seat] = view_json
+                # The keys of `state_message`, the shared object's braces dropped.
                 text = b"".join(
                     (
                         head,
@@ -348,7 +359,7 @@ class Room:
                         shared[1:],
                     )
                 )
-                frame = frames[(seat, host)] = Frame(message, text.decode())
+                frame = frames[(seat, host)] = Frame(text.decode())
             answer.append(cast(StateMessage, frame))
         return answer
 
