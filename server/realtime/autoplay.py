@@ -72,10 +72,13 @@ def watch_server(server: int, every: float = 1.0) -> None:
     threading.Thread(target=watch, name="watch-server", daemon=True).start()
 
 
-def warm(pool: ProcessPoolExecutor) -> None:
-    """Start `pool`'s decision processes now (blocking: run it in a thread), so that the
-    first bot move after a start-up does not wait for the forkserver and its imports."""
-    pool.submit(int).result()
+def warm(pool: ProcessPoolExecutor, processes: int) -> None:
+    """Start every one of `pool`'s decision processes now (blocking: run it in a thread),
+    so that no bot move after a start-up waits for the forkserver, its imports or a fork.
+    The pool starts a process for each task submitted while none is idle: `processes` tasks
+    at once (the pool's size) start them all."""
+    for done in [pool.submit(int) for _ in range(processes)]:
+        done.result()
 
 
 def decision_pool(size: int) -> ProcessPoolExecutor:

@@ -1,5 +1,6 @@
-"""The bot decision pool does not outlive its server: a SIGKILLed server's decision
-processes (and the forkserver they hold open) end by themselves."""
+"""The bot decision pool is running before the server serves a table, every process of
+it; and it does not outlive its server: a SIGKILLed server's decision processes (and the
+forkserver they hold open) end by themselves."""
 
 from __future__ import annotations
 
@@ -19,6 +20,40 @@ pool = decision_pool(1)
 print(pool.submit(os.getpid).result(), flush=True)
 time.sleep(120)
 """
+
+
+STARTED = """
+import asyncio, sys
+from server.app import create_app
+from server.realtime.autoplay import _POOLS
+from server.settings import Settings
+
+async def main():
+    settings = Settings(DATABASE_URL="sqlite+aiosqlite:///" + sys.argv[1], REDIS_URL=None,
+                        bot_processes=3, log_level="WARNING")
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        # The pool's own record of its processes: nothing has been asked of it yet.
+        print(" ".join(str(p.pid) for p in _POOLS[3]._processes.values()), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_every_decision_process_runs_once_the_server_has_started(tmp_path: Path):
+    """Started in the background, the pool was still starting when the first bot moves
+    came (their decisions waited 200 ms and more), and it started one process at the
+    first task, the others only when a task found them all busy."""
+    started = subprocess.run(
+        [sys.executable, "-c", STARTED, str(tmp_path / "spades.db")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 0, started.stderr
+    workers = [int(pid) for pid in started.stdout.split()]
+    assert len(workers) == 3
 
 
 def alive(pid: int) -> bool:
