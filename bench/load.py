@@ -23,8 +23,11 @@ Figures: achieved actions/s, latency p50/p99/p99.9, errors by code, the server's
 act -> broadcast time (its /metrics histogram), server CPU per action (psutil: the
 server's CPU seconds over the run / actions), memory per table (server RSS growth while
 the tables connect, after the first, / tables), the state message size, and the load
-client's own CPU (one core at most: over 90 % it says so, the figures are then the
-client's). `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
+client's own CPU (a process uses one core at most: over 90 % it says so, the figures are
+then the client's). `--clients N` splits the tables over N client processes (table k in
+process k mod N, each on the same schedule as one process would keep), for rates one
+client process cannot offer; the client's CPU is then given for the busiest process and
+for all together. `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
 `--step-seconds`, a failed step tried once more). `--stalls FILE` serves bench/stalls.py's
 watchdog around our app and writes what the event loop ran while it stalled (and the
@@ -43,6 +46,7 @@ HTTP writes are lifted, since every client here is 127.0.0.1.
     .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --seconds 20
     .venv/bin/python bench/load.py --postgres --tables 50 --rate 100 --seconds 20
     .venv/bin/python bench/load.py --tables 50 --search
+    .venv/bin/python bench/load.py --tables 50 --search --clients 2  # two client processes
     .venv/bin/python bench/load.py --tables 50 --bot-tables 50 --rate 25 --no-relay
     .venv/bin/python bench/load.py --tables 2 --rate 10 --seconds 2      # a smoke run
 """
@@ -54,6 +58,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -65,7 +70,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,7 +200,9 @@ class Figures:
     games: int = 0
     server_cpu_ms_per_action: float | None = None
     server_cpu_percent: float | None = None
-    client_cpu_percent: float = 0.0
+    client_cpu_percent: float = 0.0  # the busiest client process's
+    client_cpu_total_percent: float = 0.0  # every client process's together
+    clients: int = 1  # load client processes
     state_bytes: float = 0.0  # mean size of a state message received
     # The server's own act -> broadcast time (its /metrics histogram; the relay has none).
     inside_mean_ms: float | None = None
@@ -238,6 +245,7 @@ class Side:
     states: int = 0
     rss_mb: dict[str, float] = field(default_factory=dict)
     setup_seconds: float = 0.0
+    clients: Clients | None = None  # with --clients N > 1: the processes holding the tables
 
     @property
     def ws_url(self) -> str:
@@ -322,11 +330,27 @@ async def settled(table: Table, timeout: float = 30) -> None:
 
 
 async def set_up(side: Side, http: httpx.AsyncClient, say: Any) -> None:
-    """All tables, the first alone: the RSS growth after it is what a table costs."""
+    """All tables, the first alone: the RSS growth after it is what a table costs. With
+    `--clients N` the tables are opened, and later played, by N client processes (table
+    k by process k mod N)."""
     started = time.perf_counter()
     side.rss_mb["start"] = side.rss() or 0.0
-    side.tables.append(await open_table(side, http, 0))
-    side.rss_mb["first_table"] = side.rss() or 0.0
+    if side.args.clients > 1:
+        side.clients = Clients(side, side.args.clients)
+        await side.clients.open([0])
+        side.rss_mb["first_table"] = side.rss() or 0.0
+        await side.clients.open(range(1, side.args.tables))
+    else:
+        side.tables += await open_tables(side, http, [0], say, started)
+        side.rss_mb["first_table"] = side.rss() or 0.0
+        side.tables += await open_tables(side, http, range(1, side.args.tables), say, started)
+    side.rss_mb["connected"] = side.rss() or 0.0
+    side.setup_seconds = time.perf_counter() - started
+
+
+async def open_tables(
+    side: Side, http: httpx.AsyncClient, numbers: Sequence[int], say: Any, started: float
+) -> list[Table]:
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
 
     async def one(number: int) -> Table:
@@ -336,9 +360,7 @@ async def set_up(side: Side, http: httpx.AsyncClient, say: Any) -> None:
             say(f"  {side.name}: table {number + 1} open at {time.perf_counter() - started:.0f} s")
         return table
 
-    side.tables += await asyncio.gather(*(one(n) for n in range(1, side.args.tables)))
-    side.rss_mb["connected"] = side.rss() or 0.0
-    side.setup_seconds = time.perf_counter() - started
+    return list(await asyncio.gather(*(one(n) for n in numbers)))
 
 
 async def rematch(side: Side, http: httpx.AsyncClient, table: Table) -> None:
@@ -384,8 +406,9 @@ async def act(run: Run, table: Table, socket: Socket, action: dict[str, Any]) ->
 
 
 async def drive(side: Side, http: httpx.AsyncClient, run: Run, table: Table, slot: int) -> None:
-    """One table's share of the offered rate, on its own schedule (open loop). Nothing is
-    sent after the end: a table behind its schedule leaves the rest of its share unsent."""
+    """One table's share of the offered rate, on its own schedule (open loop): its first
+    action at `slot` / rate, then one every `run.interval`. Nothing is sent after the end:
+    a table behind its schedule leaves the rest of its share unsent."""
     due = run.start + slot / run.rate
     while due < run.end and table.dead is None and time.perf_counter() < run.end:
         delay = due - time.perf_counter()
@@ -439,35 +462,76 @@ def cpu_seconds(process: psutil.Process | None) -> float | None:
     return float(times.user + times.system)
 
 
+async def play_share(
+    side: Side, http: httpx.AsyncClient, schedule: Schedule, index: int = 0, processes: int = 1
+) -> dict[str, Any]:
+    """This process's live tables play their share of the offered rate: the j-th of
+    process `index` first at (j * processes + index) / rate, every table at the interval
+    all live tables of every process give. What they recorded, for `play` to merge."""
+    live = [table for table in side.tables if table.dead is None]
+    rate, start, seconds, live_total = schedule
+    run = Run(rate, start, start + seconds, max(live_total, 1) / rate)
+    side.state_bytes, side.states = 0, 0
+    client = psutil.Process()
+    client_before = cpu_seconds(client)
+    slot = (j * processes + index for j in range(len(live)))
+    await asyncio.gather(*(drive(side, http, run, table, next(slot)) for table in live))
+    spent = cpu_seconds(client) - client_before  # type: ignore[operator]
+    return {
+        "latencies": run.latencies,
+        "lags": run.lags,
+        "errors": dict(run.errors),
+        "in_time": run.in_time,
+        "games": run.games,
+        "state_bytes": side.state_bytes,
+        "states": side.states,
+        "client_cpu_seconds": spent,
+        "live": sum(table.dead is None for table in side.tables),
+    }
+
+
+# What a run asks of each client process: offered rate, start (time.perf_counter(), which
+# is the system's monotonic clock, the same in every process), seconds, live tables in all.
+Schedule = tuple[float, float, float, int]
+
+
 async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float) -> Figures:
     """Every live table plays its share of `rate` for `seconds`."""
-    live = [table for table in side.tables if table.dead is None]
     start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
-    run = Run(rate, start, start + seconds, len(live) / rate)
-    side.state_bytes, side.states = 0, 0
-    server, client = side.server(), psutil.Process()
-    server_before, client_before = cpu_seconds(server), cpu_seconds(client)
+    server = side.server()
+    server_before = cpu_seconds(server)
     inside_before = await inside_timings(http)
-    await asyncio.gather(*(drive(side, http, run, t, slot) for slot, t in enumerate(live)))
+    if side.clients is not None:
+        shares = await side.clients.play(rate, start, seconds)
+    else:
+        live = sum(table.dead is None for table in side.tables)
+        shares = [await play_share(side, http, (rate, start, seconds, live))]
     wall = time.perf_counter() - start
-    server_after, client_after = cpu_seconds(server), cpu_seconds(client)
+    server_after = cpu_seconds(server)
     inside_after = await inside_timings(http)
-    latencies = sorted(run.latencies)
+    latencies = sorted(x for share in shares for x in share["latencies"])
+    errors: Counter[str] = Counter()
+    for share in shares:
+        errors.update(share["errors"])
+    states = sum(share["states"] for share in shares)
+    client_cpu = [100 * share["client_cpu_seconds"] / wall for share in shares]
     figures = Figures(
         offered=rate,
         seconds=seconds,
-        tables=len(live),
-        achieved=run.in_time / seconds,
+        tables=sum(share["live"] for share in shares),
+        achieved=sum(share["in_time"] for share in shares) / seconds,
         actions=len(latencies),
         p50_ms=percentile_ms(latencies, 0.5),
         p99_ms=percentile_ms(latencies, 0.99),
         p999_ms=percentile_ms(latencies, 0.999),
         max_ms=percentile_ms(latencies, 1.0),
-        lag_p99_ms=percentile_ms(sorted(run.lags), 0.99),
-        errors=dict(run.errors),
-        games=run.games,
-        client_cpu_percent=100 * (client_after - client_before) / wall,  # type: ignore[operator]
-        state_bytes=side.state_bytes / side.states if side.states else 0.0,
+        lag_p99_ms=percentile_ms(sorted(x for share in shares for x in share["lags"]), 0.99),
+        errors=dict(errors),
+        games=sum(share["games"] for share in shares),
+        client_cpu_percent=max(client_cpu),
+        client_cpu_total_percent=sum(client_cpu),
+        clients=len(shares),
+        state_bytes=sum(share["state_bytes"] for share in shares) / states if states else 0.0,
     )
     if inside_before is not None and inside_after is not None:
         figures.inside_mean_ms, figures.inside_p99_ms = inside_figures(inside_before, inside_after)
@@ -477,6 +541,103 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         if latencies:
             figures.server_cpu_ms_per_action = 1000 * spent / len(latencies)
     return figures
+
+
+class Clients:
+    """`--clients N`: N load client processes, each holding and playing its own tables
+    (table k in process k mod N), so that one process's core does not bound what the
+    client can offer. Each answers the commands of `client_process` over a pipe."""
+
+    def __init__(self, side: Side, processes: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.pipes = []
+        self.processes = []
+        for index in range(processes):
+            mine, theirs = context.Pipe()
+            process = context.Process(
+                target=client_process,
+                args=(theirs, side.name, side.url, side.args, index, processes),
+                daemon=True,
+            )
+            process.start()
+            self.pipes.append(mine)
+            self.processes.append(process)
+        self.live = [0] * processes
+
+    async def _ask(self, commands: dict[int, tuple[Any, ...]]) -> dict[int, Any]:
+        """Send each process its command, then wait for every answer (an exception raised
+        in a process comes back and is raised here)."""
+        loop = asyncio.get_running_loop()
+        for index, command in commands.items():
+            self.pipes[index].send(command)
+        answers = await asyncio.gather(
+            *(loop.run_in_executor(None, self.pipes[index].recv) for index in commands)
+        )
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+        return dict(zip(commands, answers, strict=True))
+
+    async def open(self, numbers: Sequence[int]) -> None:
+        n = len(self.pipes)
+        commands = {index: ("open", [k for k in numbers if k % n == index]) for index in range(n)}
+        for index, live in (await self._ask(commands)).items():
+            self.live[index] = live
+
+    async def play(self, rate: float, start: float, seconds: float) -> list[dict[str, Any]]:
+        schedule = (rate, start, seconds, sum(self.live))
+        commands = {index: ("play", schedule) for index in range(len(self.pipes))}
+        shares = list((await self._ask(commands)).values())
+        self.live = [share["live"] for share in shares]
+        return shares
+
+    async def close(self) -> None:
+        await self._ask({index: ("close",) for index in range(len(self.pipes))})
+        for process in self.processes:
+            process.join(10)
+
+
+def client_process(
+    pipe: Any, name: str, url: str, args: argparse.Namespace, index: int, processes: int
+) -> None:
+    """One load client process of `Clients`: opens the tables it is told to, plays its
+    share of each run, closes its sockets; progress lines go to stderr."""
+    gc.set_threshold(50_000, 20, 100)
+    asyncio.run(client_commands(pipe, Side(name, url, None, args), index, processes))
+
+
+async def client_commands(pipe: Any, side: Side, index: int, processes: int) -> None:
+    loop = asyncio.get_running_loop()
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    started = time.perf_counter()
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    async with httpx.AsyncClient(base_url=side.url, limits=limits, timeout=60) as http:
+        while True:
+            command, *details = await loop.run_in_executor(None, pipe.recv)
+            try:
+                if command == "open":
+                    side.tables += await open_tables(side, http, details[0], say, started)
+                    gc.collect()  # as `measure`: set-up's objects out of the collector's way
+                    gc.freeze()
+                    answer: Any = sum(table.dead is None for table in side.tables)
+                elif command == "play":
+                    answer = await play_share(side, http, details[0], index, processes)
+                else:
+                    await close_sockets(side)
+                    pipe.send(None)
+                    return
+            except Exception as error:  # the parent raises it
+                answer = error
+            pipe.send(answer)
+
+
+async def close_sockets(side: Side) -> None:
+    if side.clients is not None:
+        await side.clients.close()
+    await asyncio.gather(*(s.ws.close() for t in side.tables for s in t.sockets))
 
 
 async def search(
@@ -731,9 +892,9 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
         # leaves its collector, so its own pauses stay out of the figures.
         gc.collect()
         gc.freeze()
-        sockets = sum(len(t.sockets) for t in side.tables)
+        sockets = (4 + args.spectators) * args.tables
         took = side.setup_seconds
-        say(f"{side.name}: {len(side.tables)} tables, {sockets} sockets in {took:.1f} s")
+        say(f"{side.name}: {args.tables} tables, {sockets} sockets in {took:.1f} s")
         result: dict[str, Any] = {"setup_seconds": side.setup_seconds}
         stop = asyncio.Event()
         beside = (
@@ -741,9 +902,9 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
             if args.bot_tables and side.name == "spades"
             else None
         )
-        watched = args.stalls and side.name == "spades" and side.pid and not args.url
-        if watched:
-            os.kill(side.pid, signal.SIGUSR1)  # bench/stalls.py: count from here
+        watched = side.pid if args.stalls and side.name == "spades" and not args.url else None
+        if watched is not None:
+            os.kill(watched, signal.SIGUSR1)  # bench/stalls.py: count from here
         if args.search:
             best, steps = await search(side, http, args.rate, say)
             result |= {"search_best_rate": best, "search_steps": [asdict(s) for s in steps]}
@@ -751,16 +912,16 @@ async def measure(side: Side, say: Any) -> dict[str, Any]:
             figures = await play(side, http, args.rate, args.seconds)
             say(f"  {side.name}: {row(figures)}")
             result["run"] = asdict(figures)
-        if watched:
-            os.kill(side.pid, signal.SIGUSR2)  # bench/stalls.py: write what it saw
+        if watched is not None:
+            os.kill(watched, signal.SIGUSR2)  # bench/stalls.py: write what it saw
         if beside is not None:
             stop.set()
             result["bots"] = await beside
             say(f"  {side.name}: bots beside: {result['bots']}")
         side.rss_mb["end"] = side.rss() or 0.0
-        await asyncio.gather(*(s.ws.close() for t in side.tables for s in t.sockets))
+        await close_sockets(side)
     grown = side.rss_mb["connected"] - side.rss_mb["first_table"]
-    per_table = 1024 * grown / (len(side.tables) - 1) if len(side.tables) > 1 else None
+    per_table = 1024 * grown / (args.tables - 1) if args.tables > 1 else None
     result |= {"rss_mb": side.rss_mb, "rss_kib_per_table": per_table if side.pid else None}
     return result
 
@@ -855,7 +1016,8 @@ RUN_ROWS = [
     ("server CPU ms/action", "server_cpu_ms_per_action", 2),
     ("server CPU % of a core", "server_cpu_percent", 0),
     ("memory KiB/table", "rss_kib_per_table", 1),
-    ("client CPU % of a core", "client_cpu_percent", 0),
+    ("client CPU %, busiest", "client_cpu_percent", 0),
+    ("client CPU %, all", "client_cpu_total_percent", 0),
     ("state message bytes", "state_bytes", 0),
     ("games finished", "games", 0),
 ]
@@ -915,6 +1077,9 @@ def main() -> int:
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--target", type=int, default=200, help="target score of the games")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--clients", type=int, default=1, help="load client processes holding the tables"
+    )
     parser.add_argument(
         "--profile",
         metavar="FILE",

@@ -102,3 +102,15 @@ def test_load_with_the_stall_watchdog_and_deflate_writes_what_the_loop_waited_on
     assert re.match(r"stalls over 30 ms: \d+, total [\d.]+ s, longest \d+ ms\n", report), report
     assert re.search(r"gc generation 0: \d+ collections", report), report
     assert re.search(r"young generation now: \d+ objects", report), report
+
+
+def test_load_search_with_two_client_processes_finds_a_rate(tmp_path: Path) -> None:
+    """The rate search, its tables held and played by two load client processes."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--search",
+         "--rate", "10", "--step-seconds", "0.5", "--clients", "2", "--no-relay"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = re.search(r"with p99 < 50 ms.*: spades ([\d,]+) actions/s", result.stdout)
+    assert found and int(found[1].replace(",", "")) >= 10, result.stdout
