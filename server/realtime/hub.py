@@ -92,8 +92,6 @@ WRITE_RETRY_DELAYS = (0.05, 0.25, 1.0)
 REVIVE_FIRST, REVIVE_MAX, REVIVE_ATTEMPTS = 0.5, 10.0, 20
 # The bot level whose choice a hint shows.
 HINT_LEVEL = "advanced"
-# How long the bot decision processes may take to start (`TableHub._warm_bots`).
-POOL_START_SECONDS = 30.0
 # Engine refusals that clients have always seen as codes of their own, not `illegal`.
 OWN_CODES = frozenset(("not_your_turn", "game_over"))
 
@@ -165,28 +163,18 @@ class TableHub:
             log.info("game resumed", table=room.id, version=room.version)
             self.autoplay.schedule(room)
         if self.settings.bot_processes > 0:
-            # Beside the loop: a restart serves its tables without waiting for them.
-            self._in_background(self._warm_bots(), "bot_pool")
+            # Every decision process starts now, beside the loop, rather than at the first
+            # bot move, hint or timer move (which would wait for the forkserver and its
+            # imports: 200 ms and more). Awaited before serving, this made a restart after
+            # a SIGKILL slower (1.2-1.3 s to 1.8-2.3 s in the turn timer's restart test).
+            processes = self.settings.bot_processes
+            warming = asyncio.to_thread(warm, decision_pool(processes), processes)
+            self._in_background(warming, "bot_pool")
         collector.tune(self.settings)
         self._sweeper = asyncio.create_task(self._rooms.sweep(lambda: self.closing))
         if self._shared:
             self._presence_keeper = asyncio.create_task(self.presence.keep())
             self._version_poller = asyncio.create_task(self._poll_while_deaf())
-
-    async def _warm_bots(self) -> None:
-        """Start every decision process now rather than at the first bot move, hint or
-        timer move, which would wait for the forkserver and its imports (200 ms and
-        more). Awaited before serving, this made a restart after a SIGKILL slower (1.2-1.3
-        s to 1.8-2.3 s in the turn timer's restart test), so it runs beside the loop and
-        only the decisions of the first second after a start-up may wait. A pool that
-        cannot start is logged; its decisions fall back to a thread (`bot_decision`)."""
-        try:
-            async with asyncio.timeout(POOL_START_SECONDS):
-                processes = self.settings.bot_processes
-                await asyncio.to_thread(warm, decision_pool(processes), processes)
-        except Exception:
-            ERRORS.labels(where="bot_pool").inc()
-            log.exception("bot decision processes did not start")
 
     async def shutdown(self) -> None:
         """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
