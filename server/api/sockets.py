@@ -1,10 +1,11 @@
 """The WebSocket endpoint `/ws/tables/{id}` (docs/protocol.md).
 
 It only reads frames (`parse_message`), has `server.realtime.messages` check them, and
-hands them to the hub. Outgoing messages go
-through a per-socket queue drained by one writer task (which exists only while the queue
-holds something), so that a slow client never holds a table's lock and every client
-receives its messages in version order.
+hands them to the hub. An outgoing message to an idle socket is written at once, as a bare
+relay would; one whose write has to wait (the peer's buffers are full), and everything
+after it, goes through a per-socket queue drained by one writer task (which exists only
+while the queue holds something), so that a slow client never holds a table's lock and
+every client receives its messages in version order.
 
 Before a conversation starts the socket's `Origin` must be allowed (a page of another site
 may not drive a player's seat from their browser) and its client address must hold fewer
@@ -18,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import types
 import uuid
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Generator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -83,6 +85,27 @@ def abort_connection(websocket: WebSocket) -> bool:
     return True
 
 
+@types.coroutine
+def resumed(send: Coroutine[Any, Any, None], waiting: Any) -> Generator[Any, Any, None]:
+    """Finish, in the awaiting task, a send begun outside any task's await: `waiting` is
+    what `send` gave up control on (a future), handed on to the event loop as if the
+    awaiting task had been running `send` from its start; cancelling that task cancels
+    the send."""
+    while True:
+        try:
+            answer = yield waiting
+        except BaseException as problem:  # a cancellation: the send decides what it means
+            try:
+                waiting = send.throw(problem)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting = send.send(answer)
+            except StopIteration:
+                return
+
+
 class SocketListener:
     """One WebSocket as the hub sees it: a seat and a mailbox."""
 
@@ -121,12 +144,51 @@ class SocketListener:
         self.dropped = True
 
     def _put(self, item: ServerMessage | tuple[int, str]) -> None:
+        if self.writer is None and not isinstance(item, tuple):
+            # Nothing queued and nothing being sent: write it now (almost always done at
+            # once; a write that must wait is finished by a writer, before anything after it).
+            self._send_now(item)
+            return
         if self.queue is None:
             self.queue = deque()
         self.queue.append(item)
         # One writer at a time, so messages leave in the order they were queued.
         if self.writer is None:
             self.writer = asyncio.create_task(self.write())
+
+    def _send_now(self, item: ServerMessage) -> None:
+        """Run the socket's send of `item` up to its first wait: a send that completes at
+        once costs no task; one that waits goes on in a new writer, which the queue is
+        behind. A failure ends the socket as in `write`."""
+        text = self._text(item)
+        if text is None:
+            self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
+            return
+        send = self.websocket.send_text(text)
+        try:
+            waiting = send.send(None)
+        except StopIteration:
+            return
+        except WebSocketDisconnect:
+            self.dropped = True
+            return
+        except Exception as problem:
+            self._failed("socket message could not be sent", item, problem)
+            self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
+            return
+        self.queue = deque()
+        self.writer = asyncio.create_task(self.write(send, waiting, item))
+
+    def _text(self, item: ServerMessage) -> str | None:
+        """The JSON text of a message (a `Frame` is one already); None, logged, if it
+        cannot be encoded."""
+        if isinstance(item, Frame):
+            return item.text
+        try:
+            return orjson.dumps(item).decode()
+        except TypeError as problem:  # orjson.JSONEncodeError is a TypeError
+            self._failed("socket message could not be encoded", item, problem)
+            return None
 
     def drop(self, code: int, reason: str) -> None:
         """Close now: forget what is queued and stop the writer wherever it waits (a send
@@ -154,28 +216,42 @@ class SocketListener:
         except Exception:  # already closed: nothing left to do
             return
 
-    async def write(self) -> None:
-        """Send queued messages in order until the mailbox is empty (the writer then ends,
-        and the next message starts another), a close is sent, or the socket dies.
+    async def write(
+        self,
+        begun: Coroutine[Any, Any, None] | None = None,
+        waiting: Any = None,
+        item: ServerMessage | None = None,
+    ) -> None:
+        """Finish the send `begun` (of `item`, suspended on `waiting`) if any, then send
+        queued messages in order until the mailbox is empty (the writer then ends, and the
+        next message is sent at once or starts another), a close is sent, or the socket dies.
 
         A message that cannot be encoded, or a send that fails for another reason than the
         peer going away, is logged (the table and the kind of failure, never the message)
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
+        if begun is not None and item is not None:
+            try:
+                await resumed(begun, waiting)
+            except WebSocketDisconnect:
+                self.dropped = True
+                return
+            except Exception as problem:
+                self._failed("socket message could not be sent", item, problem)
+                await self.close_now(CLOSE_SERVER_ERROR, "server error")
+                return
         while True:
             if not self.queue:
                 # Nothing left: no await between this check and the next `_put`'s, so a
                 # message queued from now on starts a new writer.
                 self.queue = self.writer = None
                 return
-            item = self.queue.popleft()
-            if isinstance(item, tuple):
-                await self.close_now(*item)
+            queued = self.queue.popleft()
+            if isinstance(queued, tuple):
+                await self.close_now(*queued)
                 return
-            try:
-                text = item.text if isinstance(item, Frame) else orjson.dumps(item).decode()
-            except TypeError as problem:  # orjson.JSONEncodeError is a TypeError
-                self._failed("socket message could not be encoded", item, problem)
+            text = self._text(queued)
+            if text is None:
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
             try:
@@ -184,7 +260,7 @@ class SocketListener:
                 self.dropped = True
                 return
             except Exception as problem:
-                self._failed("socket message could not be sent", item, problem)
+                self._failed("socket message could not be sent", queued, problem)
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
 

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import select
 import socket
 import subprocess
@@ -264,14 +265,55 @@ async def test_an_overflowing_queue_is_dropped_and_closed_with_1008_at_once(serv
     await watcher.connect()
     [listener] = await listeners(app, table_id)
     before = dropped("too_slow")
-    # More messages than MAX_QUEUED before the writer may send one: the queue overflows.
-    for n in range(MAX_QUEUED + 5):
-        listener.send({"type": "pong", "n": n})
+    # Messages of 64 KiB with no await between: the first ones fill the connection's
+    # buffers (a few MB on loopback), the rest wait in the queue until it overflows.
+    pad = secrets.token_urlsafe(49152)
+    sent = 0
+    while not listener.dropped:
+        assert sent < 4 * MAX_QUEUED, "never dropped"
+        listener.send({"type": "pong", "n": sent, "pad": pad})
+        sent += 1
     await asyncio.wait_for(watcher.reader, WAIT)
     assert (watcher.socket.close_code, watcher.socket.close_reason) == (1008, "too slow")
-    assert not any("n" in message for message in watcher.messages), "queued ones dropped"
+    received = [message["n"] for message in watcher.messages if "n" in message]
+    assert received == list(range(len(received))), "in order, none skipped"
+    assert len(received) < sent - MAX_QUEUED, "the queued ones were dropped, not sent"
     assert dropped("too_slow") == before + 1
     await eventually(lambda: not app.state.hub.rooms[table_id].listeners)
+
+
+async def test_a_send_that_must_wait_is_finished_and_the_rest_follow_in_order(settings):
+    async with served_with(settings) as (app, address):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            table_id = await create_table(http, {"preset": "standard"})
+        slow = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer=4096)
+        slow.send_json({"type": "hello", "token": None, "version": None})
+        await eventually(lambda: app.state.hub.rooms[table_id].listeners)
+        [listener] = await listeners(app, table_id)
+        # Nothing read yet: a few 64 KiB messages go at once, then one has to wait for the
+        # peer (the writer finishes it) and the ones after it are queued behind it.
+        pad = secrets.token_urlsafe(49152)
+        count = 60
+        for n in range(count):
+            listener.send({"type": "pong", "n": n, "pad": pad})
+        assert listener.writer is not None and listener.queue, "a send had to wait"
+        received: list[int] = []
+        while len(received) < count:
+            for event in await slow.receive():
+                if isinstance(event, Frame) and event.opcode is Opcode.TEXT:
+                    message = json.loads(event.data)
+                    if "n" in message:
+                        received.append(message["n"])
+        assert received == list(range(count))
+        # Once the queue is empty the writer is gone, and the next message goes at once.
+        await eventually(lambda: listener.writer is None and listener.queue is None)
+        listener.send({"type": "pong", "n": count})
+        assert listener.writer is None
+        while True:
+            texts = [e for e in await slow.receive() if isinstance(e, Frame) and e.data]
+            if any(json.loads(e.data).get("n") == count for e in texts):
+                break
+        slow.close()
 
 
 async def test_a_client_that_reads_nothing_is_dropped_instead_of_held(settings, tmp_path):
