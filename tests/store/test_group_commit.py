@@ -123,6 +123,25 @@ async def test_a_failing_write_in_a_batch_fails_alone(store):
     assert (await store.load("t-bad-0")).version == 2
 
 
+async def test_only_the_action_that_ends_a_game_writes_the_status(store):
+    """The bump leaves the status alone; the game-ending write sets it, in a batch too."""
+    games = {f"t-end-{n}": await started(store, f"t-end-{n}") for n in range(5)}
+    ending = {"t-end-1", "t-end-2", "t-end-4"}
+    writes = [
+        replace(bid(table, game, 2), status="over", winner=0, final_scores=[500, 100])
+        if table in ending
+        else bid(table, game, 2)
+        for table, game in games.items()
+    ]
+    assert await asyncio.gather(*(store.record_action(w) for w in writes[:4])) == [3] * 4
+    # One alone (not in a batch) ends its game as well.
+    assert await store.record_action(writes[4]) == 3
+    for table in games:
+        record = await store.load(table)
+        assert record is not None
+        assert record.status == ("over" if table in ending else "playing"), table
+
+
 async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlite_store):
     store = sqlite_store
     game = await started(store, "t-held")
