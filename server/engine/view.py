@@ -12,8 +12,11 @@ before the exchange.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from server.engine.actions import pass_actions
 from server.engine.cards import CODES
@@ -45,6 +48,15 @@ def public_view(game: Game) -> dict[str, Any]:
     """
     last = game.last_trick
     results = game.hand_results
+    return _public(
+        game,
+        seat_cards(game.played),
+        None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]},
+        copy_result(results[-1]) if results else None,
+    )
+
+
+def _public(game: Game, played: Any, last_trick: Any, last_hand: Any) -> dict[str, Any]:
     return {
         "phase": game.phase,
         "players": game.rules.players,
@@ -55,8 +67,8 @@ def public_view(game: Game) -> dict[str, Any]:
         "bids": list(game.bids),
         "contracts": game.contracts,
         "trick": seat_cards(game.trick),
-        "last_trick": None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]},
-        "played": seat_cards(game.played),
+        "last_trick": last_trick,
+        "played": played,
         "tricks_won": list(game.tricks_won),
         "spades_broken": game.spades_broken,
         "scores": game.scores,
@@ -64,9 +76,76 @@ def public_view(game: Game) -> dict[str, Any]:
         "pending": game.pending,
         "stock_size": game.stock_size,
         "hand_number": game.hand_number,
-        "last_hand": copy_result(results[-1]) if results else None,
+        "last_hand": last_hand,
         "winner": game.winner,
     }
+
+
+class PublicEncoder:
+    """`public_view(game)` as JSON, for one table's game after each of its changes: the
+    same bytes as ``orjson.dumps(public_view(game))``. What grows or is replaced only now
+    and then (the hand's played cards, the last trick, the last hand's summary) is kept
+    as JSON and made again only when it has changed, instead of at every move.
+
+    >>> from server.engine import Game, Rules
+    >>> game, encoder = Game(Rules.preset("standard"), seed=7), PublicEncoder()
+    >>> encoder.json(game) == orjson.dumps(public_view(game))
+    True
+    """
+
+    __slots__ = ("_hand", "_hand_json", "_last", "_last_json", "_played", "_played_json", "_size")
+
+    def __init__(self) -> None:
+        # The objects the JSON was made from, held (so that `is` cannot be fooled by a new
+        # object at a freed one's address), and the played list's length then.
+        self._played: list[tuple[int, int]] | None = None
+        self._size = 0
+        self._played_json = b"[]"
+        self._last: Any = None
+        self._last_json = b"null"
+        self._hand: Any = None
+        self._hand_json = b"null"
+
+    def json(self, game: Game) -> bytes:
+        # The game extends one list of played cards per hand and makes a new one for the
+        # next hand; it replaces the last trick and appends hand results, never edits them.
+        played = game.played
+        if played is not self._played or len(played) != self._size:
+            self._played, self._size, self._played_json = played, len(played), plays_json(played)
+        last = game.last_trick
+        if last is not self._last:
+            self._last = last
+            self._last_json = (
+                b"null"
+                if last is None
+                else b'{"cards":%s,"winner":%d}' % (plays_json(last[0]), last[1])
+            )
+        results = game.hand_results
+        hand = results[-1] if results else None
+        if hand is not self._hand:
+            self._hand, self._hand_json = hand, orjson.dumps(hand)
+        return orjson.dumps(
+            _public(
+                game,
+                orjson.Fragment(self._played_json),
+                orjson.Fragment(self._last_json),
+                orjson.Fragment(self._hand_json),
+            )
+        )
+
+
+@functools.cache
+def _play_json(seat: int, card: int) -> bytes:
+    return orjson.dumps({"seat": seat, "card": CODES[card]})
+
+
+def plays_json(plays: Sequence[tuple[int, int]]) -> bytes:
+    """``orjson.dumps(seat_cards(plays))``, each play's JSON made once per process.
+
+    >>> plays_json([(0, 12), (1, 0)]) == orjson.dumps(seat_cards([(0, 12), (1, 0)]))
+    True
+    """
+    return b"[%s]" % b",".join([_play_json(seat, card) for seat, card in plays])
 
 
 def seat_part(game: Game, seat: int | None) -> dict[str, Any]:

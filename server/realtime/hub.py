@@ -1063,7 +1063,8 @@ class TableHub:
         def change(version: int) -> None:
             room.seq, room.status = write.seq, write.status
             room.hands_saved += len(results)
-            room.hosting = replace(room.hosting, deadline=deadline)
+            if deadline != room.hosting.deadline:
+                room.hosting = replace(room.hosting, deadline=deadline)
             room.timer_moves = [] if results else timer_moves
             if changed is not None:
                 room.seats[seat] = changed

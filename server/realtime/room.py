@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from server.engine import Game, Rules
-from server.engine.view import public_view, seat_part
+from server.engine.view import PublicEncoder, seat_part
 from server.realtime.hosting import hash_token, iso_ms, matches, public_action, utcnow
 from server.realtime.messages import (
     PROTOCOL_VERSION,
@@ -105,6 +105,8 @@ class Room:
     # (over 30 of them, an instance dict is a table of its own, about 1.6 KB).
     __slots__ = (
         "_bot_nudge",
+        "_table_key",
+        "_table_rest",
         "bot_task",
         "chat",
         "created",
@@ -123,6 +125,7 @@ class Room:
         "listeners",
         "lock",
         "name",
+        "public_encoder",
         "rng",
         "rules",
         "rules_json",
@@ -161,6 +164,11 @@ class Room:
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
         self.evicted = False
         self.touched = time.monotonic()
+        # The public table's JSON but its version and deadline (`table_json`), and what it
+        # was made of: rebuilt when a seat, the status, the score... changes, not per move.
+        self._table_key: tuple[Any, ...] | None = None
+        self._table_rest = b""
+        self.public_encoder = PublicEncoder()
         self.load(record)
 
     def load(self, record: TableRecord) -> None:
@@ -296,6 +304,39 @@ class Room:
         """Public table info (docs/protocol.md): never a token, never a hidden card."""
         return public_table(self.summary())
 
+    def table_json(self) -> bytes:
+        """`table()` as JSON (the same object; its keys in another order). Only what
+        changes with every move, the version and deadline, is spliced into JSON kept from
+        the last change of anything else."""
+        game = self.game
+        hosting = self.hosting
+        key = (
+            self.name,
+            self.status,
+            self.game_number,
+            tuple(self.seats),
+            tuple(self.series),
+            self.rules_json,
+            hosting.listed,
+            hosting.host_seat,
+            hosting.turn_seconds,
+            hosting.hints,
+            # Scores and the winner change only with a finished hand (or a new game).
+            game,
+            len(game.hand_results) if game is not None else 0,
+            game.winner if game is not None else None,
+        )
+        if key != self._table_key:
+            table = cast(dict[str, Any], self.table())
+            del table["version"], table["deadline"]
+            self._table_key, self._table_rest = key, orjson.dumps(table)[1:]
+        deadline = iso_ms(hosting.deadline)
+        return b'{"version":%d,"deadline":%s,%s' % (
+            self.version,
+            b"null" if deadline is None else b'"%s"' % deadline.encode(),
+            self._table_rest,
+        )
+
     def state_message(
         self, listener: Listener, view: dict[str, Any] | None, table: PublicTable | None = None
     ) -> StateMessage:
@@ -318,22 +359,26 @@ class Room:
         order. JSON is made once per change for the public part (the table, the timer),
         once per seat for its view, and spliced: sockets of the same seat and host role
         share one frame (spectators all share theirs)."""
-        table = self.table()
         server_time = iso_ms(utcnow())
-        shared = orjson.dumps(
-            {
-                "table": table,
-                "deadline": iso_ms(self.hosting.deadline),
-                "server_time": server_time,
-                "timer_moves": self.timer_moves,
-            }
+        # The public object after the view, but its first key, spliced in from its JSON.
+        shared = b"".join(
+            (
+                b'{"table":',
+                self.table_json(),
+                orjson.dumps(
+                    {
+                        "deadline": iso_ms(self.hosting.deadline),
+                        "server_time": server_time,
+                        "timer_moves": self.timer_moves,
+                    }
+                ).replace(b"{", b",", 1),
+            )
         )
         head = b'{"type":"state","version":%d,"seat":' % self.version
         game = self.game
         # The part of the view every seat shares, made and encoded once per change; each
         # seat's own part (`seat_part`) is spliced in front of it.
-        public = public_view(game) if game is not None else None
-        public_json = orjson.dumps(public)[1:] if public is not None else b""
+        public_json = self.public_encoder.json(game)[1:] if game is not None else b""
         views: dict[int | None, bytes] = {}
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[StateMessage] = []
@@ -343,7 +388,7 @@ class Room:
             if frame is None:
                 view_json = views.get(seat)
                 if view_json is None:
-                    if game is None or public is None:
+                    if game is None:
                         view_json = b"null"
                     else:
                         view_json = orjson.dumps(seat_part(game, seat))[:-1] + b"," + public_json

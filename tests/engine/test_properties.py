@@ -3,12 +3,14 @@
 import json
 from collections import Counter
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.engine import Game, IllegalAction, Rules, deck_codes, score_hand
 from server.engine.cards import INDEX
+from server.engine.view import PublicEncoder, public_view
 
 PRESETS = Rules.preset_names()
 DECKS = ("standard", "jokers", "jokers_deuces")
@@ -111,8 +113,12 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
     saved_at = data.draw(st.integers(0, 120), label="save at step")
     copy = None
     steps = 0
+    # One encoder for the whole game, as a table keeps one: after every move its JSON is
+    # exactly that of the view built afresh (nothing it keeps between moves goes stale).
+    encoder = PublicEncoder()
     while game.phase != "over" and len(game.hand_results) < 2 and steps < 500:
         steps += 1
+        assert encoder.json(game) == orjson.dumps(public_view(game))
         seat = data.draw(st.sampled_from(game.turn), label="seat")
         legal = game.legal(seat)
         assert legal, "a seat on turn always has a legal action"
@@ -141,6 +147,7 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
                 scores = after
                 if not rules.bags:
                     assert all(side["bags"] == 0 for side in after)
+    assert encoder.json(game) == orjson.dumps(public_view(game))
     assert game.scores == scores
     if copy is not None:
         assert copy.to_state() == game.to_state()

@@ -3,6 +3,8 @@ its own message, and sockets that would get the same message share one frame."""
 
 from __future__ import annotations
 
+import asyncio
+import random
 from typing import Any
 
 import orjson
@@ -10,6 +12,13 @@ import orjson
 from server.app import create_app
 from server.engine import Rules
 from server.realtime.room import Frame
+
+
+def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A legal action; bids of 2 to 4 where there are, so that a game reaches its target."""
+    legal = view["legal"]
+    likely = [a for a in legal if a["type"] == "bid" and a["bid"] in (2, 3, 4)]
+    return rng.choice(likely or legal)
 
 
 class Mailbox:
@@ -72,3 +81,65 @@ async def test_watchers_of_the_same_kind_share_one_frame(settings):
         last = [watcher.messages[-1] for watcher in watchers]
         assert last[0] is last[1] is last[2]
         assert orjson.loads(last[0].text)["table"]["seats"][0]["name"] == "Ann"
+
+
+class CheckingBox(Mailbox):
+    """A listener that checks every state it gets against one built afresh, whole, from
+    the room as it is when the frame arrives (`state_message`: the public table and view
+    made from scratch, nothing kept from an earlier change)."""
+
+    def __init__(self, room: Any) -> None:
+        super().__init__()
+        self.room = room
+        self.checked = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        super().send(message)
+        if isinstance(message, Frame):
+            fresh = self.room.state_message(self, self.room.view(self.seat), self.room.table())
+            sent = orjson.loads(message.text)
+            assert {**sent, "server_time": None} == {**fresh, "server_time": None}
+            self.checked += 1
+
+
+async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(settings):
+    """Seats taken and a bot added, a whole game played to its end under a turn timer, a
+    seat's player away and back, the host's timer changed, a rematch: every frame every
+    socket gets equals the state built whole at that moment (the room's kept JSON of its
+    public table and anything else kept between changes never goes stale)."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        hub = app.state.hub
+        room, _invite, host_token = await hub.create_table(
+            "life", Rules.preset("standard", target_score=150), listed=True, turn_seconds=60
+        )
+        watcher = CheckingBox(room)
+        await hub.join(room, watcher, None, host_token)
+        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(3)]
+        await hub.add_bot(room.id, 3, "basic")
+        players = [CheckingBox(room) for _ in tokens]
+        for player, token in zip(players, tokens, strict=True):
+            await hub.join(room, player, token)
+        rng = random.Random(5)
+        moves = 0
+        while room.status == "playing":
+            assert moves < 2000, "the game never ended"
+            if moves == 40:
+                await hub.leave(room, players[2])
+                await hub.join(room, players[2], tokens[2])
+            if moves == 60:
+                await hub.set_timer(room.id, host_token, 30)
+            turn = [seat for seat in room.game.turn if seat < 3]
+            if not turn:
+                await asyncio.sleep(0.01)  # the bot's move
+                continue
+            view = room.game.view(turn[0])
+            await hub.act(room, players[turn[0]], pick(view, rng))
+            moves += 1
+        assert room.status == "over" and room.game.winner is not None
+        await hub.rematch(room.id, tokens[0])
+        assert room.status == "playing"
+        boxes = [watcher, *players]
+        assert all(box.checked > moves for box in boxes)
+        last = orjson.loads(watcher.messages[-1].text)
+        assert last["table"]["game_number"] == 2 and last["table"]["series"] != [0, 0]
