@@ -15,6 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 RUNS = {
+    "act_path": (
+        ["--tables", "2", "--actions", "40", "--repeats", "1"],
+        [r"act path: 2 tables", r"CPU per move: best \d+ us, median \d+ us"],
+    ),
     "engine": (
         ["--seconds", "0.05", "--decisions", "50", "--games", "1", "--presets", "standard"],
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],

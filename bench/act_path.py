@@ -1,0 +1,166 @@
+"""The act path's CPU in one process, no sockets: the server's own cost of one move.
+
+Every table is made, seated and joined through the hub as a socket would (four players,
+`--spectators` watchers; each listener a mailbox that keeps only its latest message), on a
+fresh SQLite file or `--database-url`. Then `--actions` moves are played in rounds: each
+round takes one move from each table, the seat on turn choosing a legal action from its
+own latest state (as bench/load.py's players do), `--together` moves in flight at once
+(so the store's group commit sees a batch, as under load). A finished game is rematched.
+The figure is the process's CPU time over the moves / moves (the store's SQLite thread
+included), best and median of `--repeats` runs on the same tables: far steadier than
+bench/load.py's server CPU, which a load client on the same two cores disturbs, so a
+change to the hot path can be measured by A/B against another commit in minutes.
+
+    .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
+    .venv/bin/python bench/act_path.py --repeats 5 --together 8
+    .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from load import pick  # noqa: E402
+
+from server.app import create_app  # noqa: E402
+from server.engine import Rules  # noqa: E402
+from server.realtime.room import Frame  # noqa: E402
+from server.settings import Settings  # noqa: E402
+
+
+class Mailbox:
+    """A listener as the hub sees a socket; it keeps its latest state, as sent (a socket
+    would send a frame's text as it is: nothing here decodes it but `view`)."""
+
+    __slots__ = ("latest", "seat")
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.latest: Any = None
+
+    def send(self, message: Any) -> None:
+        if isinstance(message, Frame) or message.get("type") == "state":
+            self.latest = message
+
+    async def close(self, code: int, reason: str) -> None:
+        return None
+
+    def view(self) -> dict[str, Any] | None:
+        """The latest state's view (decoded: the one client-side cost counted here)."""
+        message = self.latest
+        if isinstance(message, Frame):
+            message = orjson.loads(message.text)
+        return message["state"] if message else None
+
+
+class Table:
+    def __init__(self, room: Any, tokens: list[str], players: list[Mailbox]) -> None:
+        self.room = room
+        self.tokens = tokens
+        self.players = players
+
+
+async def open_tables(hub: Any, count: int, spectators: int, preset: str) -> list[Table]:
+    tables = []
+    for n in range(count):
+        room, _invite, _host = await hub.create_table(f"act {n}", Rules.preset(preset), True)
+        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(4)]
+        players = [Mailbox() for _ in tokens]
+        for player, token in zip(players, tokens, strict=True):
+            await hub.join(room, player, token)
+        for _ in range(spectators):
+            await hub.join(room, Mailbox(), None)
+        tables.append(Table(room, tokens, players))
+    return tables
+
+
+async def move(hub: Any, table: Table, rng: random.Random) -> bool:
+    """One move of `table` (a rematch if its game is over); False if none was made."""
+    room = await hub.room(table.room.id)
+    if room.status == "over":
+        await hub.rematch(room.id, table.tokens[0])
+        return False
+    turn = room.game.turn if room.game is not None else []
+    for player in table.players:
+        if player.seat in turn and (view := player.view()) and view["legal"]:
+            await hub.act(room, player, pick(view, rng))
+            return True
+    return False
+
+
+async def run(hub: Any, tables: list[Table], actions: int, together: int, seed: int) -> float:
+    """CPU seconds per move over `actions` moves."""
+    rng = random.Random(seed)
+    done = 0
+    started = time.process_time()
+    while done < actions:
+        for first in range(0, len(tables), together):
+            made = await asyncio.gather(
+                *(move(hub, table, rng) for table in tables[first : first + together])
+            )
+            done += sum(made)
+    return (time.process_time() - started) / done
+
+
+async def main(arguments: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        url = arguments.database_url or f"sqlite+aiosqlite:///{Path(scratch) / 'act.db'}"
+        settings = Settings(
+            DATABASE_URL=url,
+            REDIS_URL=None,
+            bot_processes=0,
+            ws_rate_limit="1000000/second",
+            log_level="WARNING",
+        )
+        app = create_app(settings)
+        async with app.router.lifespan_context(app):
+            hub = app.state.hub
+            tables = await open_tables(
+                hub, arguments.tables, arguments.spectators, arguments.preset
+            )
+            # A warm-up round: caches, the statement cache, the first snapshots.
+            await run(hub, tables, min(arguments.actions, 4 * arguments.tables), 8, 0)
+            figures = [
+                await run(hub, tables, arguments.actions, arguments.together, repeat + 1)
+                for repeat in range(arguments.repeats)
+            ]
+    micro = [figure * 1e6 for figure in figures]
+    print(
+        f"act path: {arguments.tables} tables x (4 players + {arguments.spectators} watching), "
+        f"{arguments.actions} moves x {arguments.repeats}, {arguments.together} at once, "
+        f"{'SQLite' if not arguments.database_url else url.split(':', 1)[0]}"
+    )
+    print(
+        f"CPU per move: best {min(micro):.0f} us, median {statistics.median(micro):.0f} us "
+        f"(runs: {', '.join(f'{value:.0f}' for value in micro)})"
+    )
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--spectators", type=int, default=1)
+    parser.add_argument("--actions", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--together", type=int, default=8, help="moves in flight at once")
+    parser.add_argument("--preset", default="standard")
+    parser.add_argument("--database-url", help="another database than a fresh SQLite file")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse()))
