@@ -48,33 +48,43 @@ def public_view(game: Game) -> dict[str, Any]:
     """
     last = game.last_trick
     results = game.hand_results
-    return _public(
-        game,
-        seat_cards(game.played),
-        None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]},
-        copy_result(results[-1]) if results else None,
-    )
+    return {
+        **_moving(
+            game,
+            seat_cards(game.played),
+            None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]},
+        ),
+        **_steady(game, copy_result(results[-1]) if results else None),
+    }
 
 
-def _public(game: Game, played: Any, last_trick: Any, last_hand: Any) -> dict[str, Any]:
+def _moving(game: Game, played: Any, last_trick: Any) -> dict[str, Any]:
+    """The keys of the public view that may change with any move."""
     return {
         "phase": game.phase,
-        "players": game.rules.players,
-        "sides": game.sides,
-        "dealer": game.dealer,
         "turn": game.turn,
         "hand_sizes": [len(cards) for cards in game.hands],
-        "bids": list(game.bids),
-        "contracts": game.contracts,
         "trick": seat_cards(game.trick),
         "last_trick": last_trick,
         "played": played,
         "tricks_won": list(game.tricks_won),
         "spades_broken": game.spades_broken,
-        "scores": game.scores,
-        "target_score": game.rules.target_score,
         "pending": game.pending,
         "stock_size": game.stock_size,
+    }
+
+
+def _steady(game: Game, last_hand: Any) -> dict[str, Any]:
+    """The keys that change only with the phase, a bid, a finished hand or the end (the
+    key `PublicEncoder` keeps them under)."""
+    return {
+        "players": game.rules.players,
+        "sides": game.sides,
+        "dealer": game.dealer,
+        "bids": list(game.bids),
+        "contracts": game.contracts,
+        "scores": game.scores,
+        "target_score": game.rules.target_score,
         "hand_number": game.hand_number,
         "last_hand": last_hand,
         "winner": game.winner,
@@ -83,9 +93,10 @@ def _public(game: Game, played: Any, last_trick: Any, last_hand: Any) -> dict[st
 
 class PublicEncoder:
     """`public_view(game)` as JSON, for one table's game after each of its changes: the
-    same bytes as ``orjson.dumps(public_view(game))``. What grows or is replaced only now
-    and then (the hand's played cards, the last trick, the last hand's summary) is kept
-    as JSON and made again only when it has changed, instead of at every move.
+    same bytes as ``orjson.dumps(public_view(game))``. What changes only now and then is
+    kept as JSON and made again only when it has changed, instead of at every move: the
+    hand's played cards, the last trick, and the `_steady` keys (the sides, bids,
+    contracts, scores, the last hand's summary...).
 
     >>> from server.engine import Game, Rules
     >>> game, encoder = Game(Rules.preset("standard"), seed=7), PublicEncoder()
@@ -93,7 +104,16 @@ class PublicEncoder:
     True
     """
 
-    __slots__ = ("_hand", "_hand_json", "_last", "_last_json", "_played", "_played_json", "_size")
+    __slots__ = (
+        "_game",
+        "_last",
+        "_last_json",
+        "_played",
+        "_played_json",
+        "_size",
+        "_steady_json",
+        "_steady_key",
+    )
 
     def __init__(self) -> None:
         # The objects the JSON was made from, held (so that `is` cannot be fooled by a new
@@ -103,8 +123,9 @@ class PublicEncoder:
         self._played_json = b"[]"
         self._last: Any = None
         self._last_json = b"null"
-        self._hand: Any = None
-        self._hand_json = b"null"
+        self._game: Game | None = None
+        self._steady_key: tuple[Any, ...] = ()
+        self._steady_json = b"}"
 
     def json(self, game: Game) -> bytes:
         # The game extends one list of played cards per hand and makes a new one for the
@@ -121,22 +142,22 @@ class PublicEncoder:
                 else b'{"cards":%s,"winner":%d}' % (plays_json(last[0]), last[1])
             )
         results = game.hand_results
-        hand = results[-1] if results else None
-        if hand is not self._hand:
-            self._hand, self._hand_json = hand, orjson.dumps(hand)
-        return orjson.dumps(
-            _public(
-                game,
-                orjson.Fragment(self._played_json),
-                orjson.Fragment(self._last_json),
-                orjson.Fragment(self._hand_json),
-            )
+        key = (game.phase, game.hand_number, tuple(game.bids), len(results), game.winner)
+        if game is not self._game or key != self._steady_key:
+            self._game, self._steady_key = game, key
+            # Kept without its opening brace, sliced: a copy of its own size (what
+            # orjson.dumps returns holds a buffer of about 4 KB however short the JSON).
+            self._steady_json = orjson.dumps(_steady(game, results[-1] if results else None))[1:]
+        moving = orjson.dumps(
+            _moving(game, orjson.Fragment(self._played_json), orjson.Fragment(self._last_json))
         )
+        return b"%s,%s" % (moving[:-1], self._steady_json)
 
 
 @functools.cache
 def _play_json(seat: int, card: int) -> bytes:
-    return orjson.dumps({"seat": seat, "card": CODES[card]})
+    # Formatted, not orjson.dumps'd: that holds a buffer of about 4 KB, for every entry.
+    return b'{"seat":%d,"card":"%s"}' % (seat, CODES[card].encode())
 
 
 def plays_json(plays: Sequence[tuple[int, int]]) -> bytes:
