@@ -8,6 +8,7 @@ and uvicorn's alike, so a token or a hand logged by mistake is masked before it 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import sys
@@ -29,6 +30,15 @@ CONNECTED_SOCKETS = Gauge(
 )  # role: player | spectator
 ACTIONS = Counter("spades_actions_total", "Accepted game actions", ["type"])
 REFUSED_ACTIONS = Counter("spades_refused_actions_total", "Refused actions", ["code"])
+
+
+@functools.cache
+def accepted(kind: str) -> Counter:
+    """`ACTIONS` for one action type, looked up once per type (the engine's few: `labels`
+    takes a lock and builds its key on every call)."""
+    return ACTIONS.labels(type=kind)
+
+
 ACTION_LATENCY = Histogram(
     "spades_action_latency_seconds",
     "From an act message received to its state broadcast sent (validate, persist, broadcast)",

@@ -33,11 +33,11 @@ from server.engine import Game, IllegalAction, Rules
 from server.names import bot_name
 from server.observability import (
     ACTION_LATENCY,
-    ACTIONS,
     ERRORS,
     OPEN_TABLES,
     REFUSED_ACTIONS,
     ROOMS_LOADED,
+    accepted,
 )
 from server.realtime import collector
 from server.realtime.autoplay import (
@@ -1028,7 +1028,7 @@ class TableHub:
         changed = seat_after(room.seats[seat], cause)
         deadline = (
             None
-            if over
+            if over or room.hosting.turn_seconds is None
             else next_deadline(
                 room.hosting.turn_seconds,
                 room.hosting.deadline,
@@ -1068,7 +1068,7 @@ class TableHub:
             room.timer_moves = [] if results else timer_moves
             if changed is not None:
                 room.seats[seat] = changed
-            ACTIONS.labels(type=str(action.get("type"))).inc()
+            accepted(str(action.get("type"))).inc()
             if over:
                 if game.winner is not None:
                     room.series[game.winner] += 1

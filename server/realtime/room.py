@@ -23,7 +23,14 @@ import orjson
 
 from server.engine import Game, Rules
 from server.engine.view import PublicEncoder, seat_part
-from server.realtime.hosting import hash_token, iso_ms, matches, public_action, utcnow
+from server.realtime.hosting import (
+    hash_token,
+    iso_ms,
+    matches,
+    now_iso_ms,
+    public_action,
+    utcnow,
+)
 from server.realtime.messages import (
     PROTOCOL_VERSION,
     PublicSeat,
@@ -350,7 +357,7 @@ class Room:
             "table": table if table is not None else self.table(),
             "host": self.has_controls(listener),
             "deadline": iso_ms(self.hosting.deadline),
-            "server_time": iso_ms(utcnow()),
+            "server_time": now_iso_ms(),
             "timer_moves": self.timer_moves,
         }
 
@@ -359,7 +366,7 @@ class Room:
         order. JSON is made once per change for the public part (the table, the timer),
         once per seat for its view, and spliced: sockets of the same seat and host role
         share one frame (spectators all share theirs)."""
-        server_time = iso_ms(utcnow())
+        server_time = now_iso_ms()
         # The public object after the view, but its first key, spliced in from its JSON.
         shared = b"".join(
             (
