@@ -11,8 +11,14 @@ included), best and median of `--repeats` runs on the same tables: far steadier 
 bench/load.py's server CPU, which a load client on the same two cores disturbs, so a
 change to the hot path can be measured by A/B against another commit in minutes.
 
+`--gap MS` idles the loop that long after each round, as a server between actions at a
+low rate: the same moves then cost several times the CPU (caches gone cold while the
+process slept), which is most of what bench/load.py's server CPU per action holds at
+100 actions/s.
+
     .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
     .venv/bin/python bench/act_path.py --repeats 5 --together 8
+    .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500  # a cold loop
     .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
 """
 
@@ -102,8 +108,10 @@ async def move(hub: Any, table: Table, rng: random.Random) -> bool:
     return False
 
 
-async def run(hub: Any, tables: list[Table], actions: int, together: int, seed: int) -> float:
-    """CPU seconds per move over `actions` moves."""
+async def run(
+    hub: Any, tables: list[Table], actions: int, together: int, seed: int, gap: float = 0.0
+) -> float:
+    """CPU seconds per move over `actions` moves, the loop idle `gap` s after each round."""
     rng = random.Random(seed)
     done = 0
     started = time.process_time()
@@ -113,6 +121,10 @@ async def run(hub: Any, tables: list[Table], actions: int, together: int, seed: 
                 *(move(hub, table, rng) for table in tables[first : first + together])
             )
             done += sum(made)
+            if gap:
+                await asyncio.sleep(gap)
+            if done >= actions:
+                break
     return (time.process_time() - started) / done
 
 
@@ -129,19 +141,21 @@ async def main(arguments: argparse.Namespace) -> None:
         app = create_app(settings)
         async with app.router.lifespan_context(app):
             hub = app.state.hub
+            gap = arguments.gap / 1000
             tables = await open_tables(
                 hub, arguments.tables, arguments.spectators, arguments.preset
             )
             # A warm-up round: caches, the statement cache, the first snapshots.
             await run(hub, tables, min(arguments.actions, 4 * arguments.tables), 8, 0)
             figures = [
-                await run(hub, tables, arguments.actions, arguments.together, repeat + 1)
+                await run(hub, tables, arguments.actions, arguments.together, repeat + 1, gap)
                 for repeat in range(arguments.repeats)
             ]
     micro = [figure * 1e6 for figure in figures]
     print(
         f"act path: {arguments.tables} tables x (4 players + {arguments.spectators} watching), "
         f"{arguments.actions} moves x {arguments.repeats}, {arguments.together} at once, "
+        f"{arguments.gap:g} ms idle between rounds, "
         f"{'SQLite' if not arguments.database_url else url.split(':', 1)[0]}"
     )
     print(
@@ -157,6 +171,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--actions", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--together", type=int, default=8, help="moves in flight at once")
+    parser.add_argument("--gap", type=float, default=0.0, help="ms idle after each round")
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--database-url", help="another database than a fresh SQLite file")
     return parser.parse_args(argv)

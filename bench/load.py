@@ -199,6 +199,8 @@ class Figures:
     errors: dict[str, int] = field(default_factory=dict)
     games: int = 0
     server_cpu_ms_per_action: float | None = None
+    # The part of it spent in the kernel (system time): sockets, the database's files.
+    server_kernel_ms_per_action: float | None = None
     server_cpu_percent: float | None = None
     client_cpu_percent: float = 0.0  # the busiest client process's
     client_cpu_total_percent: float = 0.0  # every client process's together
@@ -462,6 +464,10 @@ def cpu_seconds(process: psutil.Process | None) -> float | None:
     return float(times.user + times.system)
 
 
+def kernel_seconds(process: psutil.Process | None) -> float | None:
+    return None if process is None else float(process.cpu_times().system)
+
+
 async def play_share(
     side: Side, http: httpx.AsyncClient, schedule: Schedule, index: int = 0, processes: int = 1
 ) -> dict[str, Any]:
@@ -500,6 +506,7 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
     start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
     server = side.server()
     server_before = cpu_seconds(server)
+    kernel_before = kernel_seconds(server)
     inside_before = await inside_timings(http)
     if side.clients is not None:
         shares = await side.clients.play(rate, start, seconds)
@@ -508,6 +515,7 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         shares = [await play_share(side, http, (rate, start, seconds, live))]
     wall = time.perf_counter() - start
     server_after = cpu_seconds(server)
+    kernel_after = kernel_seconds(server)
     inside_after = await inside_timings(http)
     latencies = sorted(x for share in shares for x in share["latencies"])
     errors: Counter[str] = Counter()
@@ -540,6 +548,9 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         figures.server_cpu_percent = 100 * spent / wall
         if latencies:
             figures.server_cpu_ms_per_action = 1000 * spent / len(latencies)
+            if kernel_before is not None and kernel_after is not None:
+                kernel = kernel_after - kernel_before
+                figures.server_kernel_ms_per_action = 1000 * kernel / len(latencies)
     return figures
 
 
@@ -1014,6 +1025,7 @@ RUN_ROWS = [
     ("in server: mean ms", "inside_mean_ms", 1),
     ("in server: p99 <= ms", "inside_p99_ms", 1),
     ("server CPU ms/action", "server_cpu_ms_per_action", 2),
+    ("  of it in the kernel", "server_kernel_ms_per_action", 2),
     ("server CPU % of a core", "server_cpu_percent", 0),
     ("memory KiB/table", "rss_kib_per_table", 1),
     ("client CPU %, busiest", "client_cpu_percent", 0),

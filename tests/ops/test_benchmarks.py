@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 RUNS = {
     "act_path": (
-        ["--tables", "2", "--actions", "40", "--repeats", "1"],
+        ["--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1"],
         [r"act path: 2 tables", r"CPU per move: best \d+ us, median \d+ us"],
     ),
     "engine": (
