@@ -22,7 +22,7 @@ import time
 import types
 import uuid
 from collections import Counter, deque
-from collections.abc import Callable, Coroutine, Generator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -230,16 +230,12 @@ class SocketListener:
         peer going away, is logged (the table and the kind of failure, never the message)
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
-        if begun is not None and item is not None:
-            try:
-                await resumed(begun, waiting)
-            except WebSocketDisconnect:
-                self.dropped = True
-                return
-            except Exception as problem:
-                self._failed("socket message could not be sent", item, problem)
-                await self.close_now(CLOSE_SERVER_ERROR, "server error")
-                return
+        if (
+            begun is not None
+            and item is not None
+            and not await self._sent(resumed(begun, waiting), item)
+        ):
+            return
         while True:
             if not self.queue:
                 # Nothing left: no await between this check and the next `_put`'s, so a
@@ -254,15 +250,22 @@ class SocketListener:
             if text is None:
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
-            try:
-                await self.websocket.send_text(text)
-            except WebSocketDisconnect:  # the peer went away: the reader sees it too
-                self.dropped = True
+            if not await self._sent(self.websocket.send_text(text), queued):
                 return
-            except Exception as problem:
-                self._failed("socket message could not be sent", queued, problem)
-                await self.close_now(CLOSE_SERVER_ERROR, "server error")
-                return
+
+    async def _sent(self, sending: Awaitable[None], item: ServerMessage) -> bool:
+        """Await one send; False once the socket has ended (the peer gone, or the send
+        failed: logged and closed with 1011)."""
+        try:
+            await sending
+        except WebSocketDisconnect:  # the peer went away: the reader sees it too
+            self.dropped = True
+            return False
+        except Exception as problem:
+            self._failed("socket message could not be sent", item, problem)
+            await self.close_now(CLOSE_SERVER_ERROR, "server error")
+            return False
+        return True
 
     def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
         self.dropped = True
