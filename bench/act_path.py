@@ -14,11 +14,14 @@ change to the hot path can be measured by A/B against another commit in minutes.
 `--gap MS` idles the loop that long after each round, as a server between actions at a
 low rate: the same moves then cost several times the CPU (caches gone cold while the
 process slept), which is most of what bench/load.py's server CPU per action holds at
-100 actions/s.
+100 actions/s. `--split` also prints where each move's CPU went (this thread's CPU time
+around the group commit, its sqlite3 transaction, the frames, the engine's move), the
+parts timed by wrapping them in this process only.
 
     .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
     .venv/bin/python bench/act_path.py --repeats 5 --together 8
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500  # a cold loop
+    .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500 --split
     .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
 """
 
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import functools
 import random
 import statistics
 import sys
@@ -43,9 +48,47 @@ sys.path.insert(0, str(ROOT / "bench"))
 from load import pick  # noqa: E402
 
 from server.app import create_app  # noqa: E402
-from server.engine import Rules  # noqa: E402
-from server.realtime.room import Frame  # noqa: E402
+from server.engine import Game, Rules  # noqa: E402
+from server.realtime.room import Frame, Room  # noqa: E402
 from server.settings import Settings  # noqa: E402
+from server.store.batch import GroupCommit, HeldSQLite  # noqa: E402
+
+# --split: the parts of a move timed, as (class, method, label); CPU seconds and calls.
+PARTS = (
+    (GroupCommit, "_commit", "group commit (its task, the lock, the transaction)"),
+    (HeldSQLite, "write", "  of it the sqlite3 transaction"),
+    (Room, "state_frames", "the frames of every socket"),
+    (Game, "act", "the engine's move"),
+)
+SPENT: collections.Counter[str] = collections.Counter()
+
+
+def time_parts() -> None:
+    """Wrap each of PARTS so that this thread's CPU time in it is added to SPENT."""
+    for owner, name, label in PARTS:
+        original = getattr(owner, name)
+        if asyncio.iscoroutinefunction(original):
+
+            @functools.wraps(original)
+            async def timed_async(*args: Any, _o: Any = original, _l: str = label) -> Any:
+                started = time.thread_time()
+                try:
+                    return await _o(*args)
+                finally:
+                    SPENT[_l] += time.thread_time() - started
+
+            setattr(owner, name, timed_async)
+        else:
+
+            @functools.wraps(original)
+            def timed(*args: Any, _o: Any = original, _l: str = label) -> Any:
+                started = time.thread_time()
+                try:
+                    return _o(*args)
+                finally:
+                    SPENT[_l] += time.thread_time() - started
+
+            setattr(owner, name, timed)
 
 
 class Mailbox:
@@ -147,6 +190,7 @@ async def main(arguments: argparse.Namespace) -> None:
             )
             # A warm-up round: caches, the statement cache, the first snapshots.
             await run(hub, tables, min(arguments.actions, 4 * arguments.tables), 8, 0)
+            SPENT.clear()
             figures = [
                 await run(hub, tables, arguments.actions, arguments.together, repeat + 1, gap)
                 for repeat in range(arguments.repeats)
@@ -162,6 +206,10 @@ async def main(arguments: argparse.Namespace) -> None:
         f"CPU per move: best {min(micro):.0f} us, median {statistics.median(micro):.0f} us "
         f"(runs: {', '.join(f'{value:.0f}' for value in micro)})"
     )
+    if arguments.split:
+        moves = arguments.actions * arguments.repeats
+        for _owner, _name, label in PARTS:
+            print(f"  {label:52} {SPENT[label] / moves * 1e6:6.0f} us a move")
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -172,10 +220,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--together", type=int, default=8, help="moves in flight at once")
     parser.add_argument("--gap", type=float, default=0.0, help="ms idle after each round")
+    parser.add_argument("--split", action="store_true", help="where each move's CPU went")
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--database-url", help="another database than a fresh SQLite file")
     return parser.parse_args(argv)
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse()))
+    arguments = parse()
+    if arguments.split:
+        time_parts()
+    asyncio.run(main(arguments))
