@@ -311,10 +311,10 @@ class Room:
         """Public table info (docs/protocol.md): never a token, never a hidden card."""
         return public_table(self.summary())
 
-    def table_json(self) -> bytes:
+    def table_json(self, deadline: str | None) -> bytes:
         """`table()` as JSON (the same object; its keys in another order). Only what
-        changes with every move, the version and deadline, is spliced into JSON kept from
-        the last change of anything else."""
+        changes with every move, the version and `deadline` (the hosting's, as `iso_ms`
+        gives it), is spliced into JSON kept from the last change of anything else."""
         game = self.game
         hosting = self.hosting
         key = (
@@ -337,7 +337,6 @@ class Room:
             table = cast(dict[str, Any], self.table())
             del table["version"], table["deadline"]
             self._table_key, self._table_rest = key, orjson.dumps(table)[1:]
-        deadline = iso_ms(hosting.deadline)
         return b'{"version":%d,"deadline":%s,%s' % (
             self.version,
             b"null" if deadline is None else b'"%s"' % deadline.encode(),
@@ -367,14 +366,15 @@ class Room:
         once per seat for its view, and spliced: sockets of the same seat and host role
         share one frame (spectators all share theirs)."""
         server_time = now_iso_ms()
+        deadline = iso_ms(self.hosting.deadline)
         # The public object after the view, but its first key, spliced in from its JSON.
         shared = b"".join(
             (
                 b'{"table":',
-                self.table_json(),
+                self.table_json(deadline),
                 orjson.dumps(
                     {
-                        "deadline": iso_ms(self.hosting.deadline),
+                        "deadline": deadline,
                         "server_time": server_time,
                         "timer_moves": self.timer_moves,
                     }
