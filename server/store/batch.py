@@ -76,16 +76,20 @@ class HeldSQLite:
         self.file = file
         self.connection: Any = None  # the pool's proxy of a sqlite3 connection
         self.prepared: dict[tuple[ClauseElement, tuple[str, ...]], Prepared] = {}
+        # The sqlite3 connection itself and the writer on its one cursor, while held.
+        self.raw: sqlite3.Connection | None = None
+        self.writer: SQLiteWriter | None = None
 
     def write(self, write_all: WriteAll[Write], writes: list[Write]) -> Outcomes:
         """`write_all` in one transaction (sqlite3 opens it with `BEGIN IMMEDIATE` before
         the first UPDATE), committed, or rolled back before the failure is raised."""
-        if self.connection is None:
+        raw, writer = self.raw, self.writer
+        if raw is None or writer is None:
             self.connection = self.file.raw_connection()
-        raw: sqlite3.Connection = self.connection.driver_connection
-        cursor = raw.cursor()
+            raw = self.raw = self.connection.driver_connection
+            writer = self.writer = SQLiteWriter(raw.cursor(), self.file.dialect, self.prepared)
         try:
-            outcomes = write_all(SQLiteWriter(cursor, self.file.dialect, self.prepared), writes)
+            outcomes = write_all(writer, writes)
             raw.commit()
         except BaseException:
             try:
@@ -93,12 +97,11 @@ class HeldSQLite:
             except Exception:
                 self.close()
             raise
-        finally:
-            cursor.close()
         return outcomes
 
     def close(self) -> None:
         connection, self.connection = self.connection, None
+        self.raw = self.writer = None
         if connection is not None:
             with contextlib.suppress(Exception):
                 connection.invalidate()
@@ -129,6 +132,16 @@ class GroupCommit(Generic[Write]):
     async def submit(self, write: Write) -> int:
         """Commit `write` with whatever else is waiting; its new version once committed."""
         loop = asyncio.get_running_loop()
+        if self._inline is not None and not self._waiting and _alone(loop):
+            lock = self._write_lock()
+            if isinstance(lock, asyncio.Lock) and not lock.locked():
+                # Nothing else could join a batch: write it now, in the caller's own step
+                # (no writer task, no future, no two more turns of the loop to wait for).
+                outcome = self._write_now(self._inline, write)
+                if outcome is not None:
+                    if isinstance(outcome, Exception):
+                        raise outcome
+                    return outcome
         answer: asyncio.Future[int] = loop.create_future()
         self._waiting.append((write, answer))
         if self._writer is None or self._writer.done():
@@ -145,6 +158,22 @@ class GroupCommit(Generic[Write]):
                 await self._commit(batch)
         finally:
             await self._release()
+
+    def _write_now(self, inline: HeldSQLite, write: Write) -> int | Exception | None:
+        """`write` alone, on sqlite3 on the loop, synchronously: its outcome (its new
+        version, or the exception its caller must raise), or None when another process
+        holds the file (the write then goes the usual way, to wait for it in the thread)."""
+        try:
+            outcomes = inline.write(self.write_all, [write])
+        except sqlite3.OperationalError as refusal:
+            if is_busy(refusal):
+                return None
+            return refusal
+        except Exception as failure:
+            return failure
+        self.batches += 1
+        self.writes += 1
+        return outcomes[0]
 
     def _close_held(self, _engine: Engine) -> None:
         for held in (self._inline, self._file):
@@ -204,6 +233,15 @@ class GroupCommit(Generic[Write]):
                 raise
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(_SQLITE_WRITER, file.write, self.write_all, writes)
+
+
+def _alone(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether nothing else will run on `loop` before it next waits for its sockets: no
+    other write could then join a batch begun now. Read from asyncio's queue of ready
+    callbacks (CPython's event loops; an event loop without one is never alone, and its
+    writes always go through the writer task)."""
+    ready = getattr(loop, "_ready", None)
+    return ready is not None and not ready
 
 
 def is_busy(refusal: Exception) -> bool:

@@ -142,6 +142,24 @@ async def test_only_the_action_that_ends_a_game_writes_the_status(store):
         assert record.status == ("over" if table in ending else "playing"), table
 
 
+async def test_a_lone_action_on_sqlite_is_written_in_its_callers_own_step(sqlite_store):
+    """Nothing else ready to run, nothing waiting: the write needs no writer task, no
+    future and no more turns of the loop; its answer is the same (a conflict or a failure
+    raised to its caller alone, the table as it was)."""
+    store = sqlite_store
+    game = await started(store, "t-lone")
+    commit = store._actions
+    assert await store.record_action(bid("t-lone", game, 2)) == 3
+    with pytest.raises(VersionConflict):
+        await store.record_action(bid("t-lone", game, 2))
+    with pytest.raises(sqlite3.IntegrityError):  # a log row for a game that does not exist
+        await store.record_action(bid("t-lone", 999_999, 3))
+    assert commit._writer is None  # every one of them went without the writer task
+    assert (commit.batches, commit.writes) == (2, 2)  # the failed one was rolled back
+    assert (await store.load("t-lone")).version == 3
+    assert await logged(store, game) == 1
+
+
 async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlite_store):
     store = sqlite_store
     game = await started(store, "t-held")
