@@ -675,34 +675,44 @@ def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
     kind of row. Synchronous: on SQLite it runs whole on sqlite3 (on the loop, or in the
     writer thread), on PostgreSQL in `run_sync` (`server.store.batch`)."""
     landed = _bump_versions(writer, writes)
-    done = [write for write, outcome in zip(writes, landed, strict=True) if outcome is not None]
-    seats = [seat_params(write.table_id, seat) for write in done for seat in write.seats]
+    # The rows of each kind, gathered in one pass over the writes that landed.
+    seats: list[dict[str, Any]] = []
+    logs: list[dict[str, Any]] = []
+    snapshots: list[dict[str, Any]] = []
+    finished: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []
+    hands: list[dict[str, Any]] = []
+    for w, version in zip(writes, landed, strict=True):
+        if version is None:
+            continue
+        for seat in w.seats:
+            seats.append(seat_params(w.table_id, seat))
+        logs.append(_log_row(w))
+        if w.snapshot is not None:
+            snapshots.append({"b_game": w.game_id, "b_snapshot": w.snapshot, "b_seq": w.seq})
+        if w.winner is not None or w.status == "over":
+            finished.append(
+                {
+                    "b_game": w.game_id,
+                    "b_winner": w.winner,
+                    "b_scores": w.final_scores,
+                    "b_at": utcnow(),
+                }
+            )
+        if w.status != "playing":
+            ended.append({"b_id": w.table_id, "b_status": w.status})
+        for offset, hand in enumerate(w.new_hands):
+            hands.append({"game_id": w.game_id, "number": w.first_hand_number + offset, **hand})
     if seats:
         writer.many(WRITE_SEAT, seats)
-    if done:
-        writer.many(INSERT_ACTION, [_log_row(write) for write in done])
-    snapshots = [
-        {"b_game": w.game_id, "b_snapshot": w.snapshot, "b_seq": w.seq}
-        for w in done
-        if w.snapshot is not None
-    ]
+    if logs:
+        writer.many(INSERT_ACTION, logs)
     if snapshots:
         writer.many(SNAPSHOT_GAME, snapshots)
-    finished = [
-        {"b_game": w.game_id, "b_winner": w.winner, "b_scores": w.final_scores, "b_at": utcnow()}
-        for w in done
-        if w.winner is not None or w.status == "over"
-    ]
     if finished:
         writer.many(FINISH_GAME, finished)
-    ended = [{"b_id": w.table_id, "b_status": w.status} for w in done if w.status != "playing"]
     if ended:
         writer.many(END_GAME_STATUS, ended)
-    hands = [
-        {"game_id": write.game_id, "number": write.first_hand_number + offset, **hand}
-        for write in done
-        for offset, hand in enumerate(write.new_hands)
-    ]
     if hands:
         writer.many(INSERT_HAND, hands)
     return [
@@ -718,21 +728,22 @@ def _bump_versions(writer: Writer, writes: list[ActionWrite]) -> list[int | None
     count), one UPDATE a write for a single write."""
     if len(writes) > 1 and writer.dialect_name == "postgresql":
         return _bump_by_values(writer, writes)
-    params = [
-        {
-            "b_id": write.table_id,
-            "b_old": write.old_version,
-            "b_new": write.old_version + 1,
-            "b_deadline": write.deadline,
-        }
-        for write in writes
-    ]
+    params = [_bump_row(write) for write in writes] if len(writes) > 1 else [_bump_row(writes[0])]
     if len(writes) > 1:
         if writer.many(BUMP_ACTION, params) != len(writes):
             raise Ambiguous()
         return [write.old_version + 1 for write in writes]
     landed = writer.many(BUMP_ACTION, params) == 1
     return [writes[0].old_version + 1 if landed else None]
+
+
+def _bump_row(write: ActionWrite) -> dict[str, Any]:
+    return {
+        "b_id": write.table_id,
+        "b_old": write.old_version,
+        "b_new": write.old_version + 1,
+        "b_deadline": write.deadline,
+    }
 
 
 def _bump_by_values(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:

@@ -67,9 +67,12 @@ class Prepared:
     processors: tuple[Callable[[Any], Any] | None, ...]
 
     def bind(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        # A list, not a generator: a generator is resumed once per value.
         return tuple(
-            row[key] if process is None else process(row[key])
-            for key, process in zip(self.keys, self.processors, strict=True)
+            [
+                row[key] if process is None else process(row[key])
+                for key, process in zip(self.keys, self.processors, strict=True)
+            ]
         )
 
 
