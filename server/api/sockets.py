@@ -128,6 +128,11 @@ class SocketListener:
     def send(self, message: ServerMessage) -> None:
         if self.dropped:
             return
+        if self.writer is None:
+            # Nothing queued and nothing being sent: write it now (almost always done at
+            # once; a write that must wait is finished by a writer, before anything after it).
+            self._send_now(message)
+            return
         if self.queue is not None and len(self.queue) >= MAX_QUEUED:
             log.warning("socket dropped: client reads too slowly", table=self.table_id)
             SOCKETS_DROPPED.labels(reason="too_slow").inc()
@@ -144,11 +149,6 @@ class SocketListener:
         self.dropped = True
 
     def _put(self, item: ServerMessage | tuple[int, str]) -> None:
-        if self.writer is None and not isinstance(item, tuple):
-            # Nothing queued and nothing being sent: write it now (almost always done at
-            # once; a write that must wait is finished by a writer, before anything after it).
-            self._send_now(item)
-            return
         if self.queue is None:
             self.queue = deque()
         self.queue.append(item)
@@ -160,7 +160,7 @@ class SocketListener:
         """Run the socket's send of `item` up to its first wait: a send that completes at
         once costs no task; one that waits goes on in a new writer, which the queue is
         behind. A failure ends the socket as in `write`."""
-        text = self._text(item)
+        text = item.text if isinstance(item, Frame) else self._text(item)
         if text is None:
             self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
             return
