@@ -154,6 +154,50 @@ class PublicEncoder:
         return b"%s,%s" % (moving[:-1], self._steady_json)
 
 
+# A spectator's own part of a view (no hand, nothing to do, ever), as `SeatEncoder` gives it.
+SPECTATOR_PART_OPEN = b'{"seat":null,"hand":null,"legal":[],"draw_card":null'
+
+
+class SeatEncoder:
+    """``seat_part(game, seat)`` as JSON without its closing brace (a view's other keys
+    follow it), for the seats of one table's game after each of its changes: the bytes of
+    ``orjson.dumps(seat_part(game, seat))`` but the last. During play a seat that is not on
+    turn has no legal action and no draw card, and its hand changes only when it plays a
+    card: its JSON is kept, under its hand's size, until then (and until the next hand).
+    The seat on turn, and every seat in any other phase, is encoded afresh.
+
+    >>> from server.engine import Game, Rules
+    >>> game, encoder = Game(Rules.preset("standard"), seed=7), SeatEncoder()
+    >>> encoder.open_json(game, 2) + b"}" == orjson.dumps(seat_part(game, 2))
+    True
+    """
+
+    __slots__ = ("_game", "_hand_number", "_kept")
+
+    def __init__(self) -> None:
+        # The game and hand the kept JSON belongs to (the game held, so that `is` cannot
+        # be fooled by a new one at a freed one's address); each seat's (hand size, JSON).
+        self._game: Game | None = None
+        self._hand_number = 0
+        self._kept: dict[int, tuple[int, bytes]] = {}
+
+    def open_json(self, game: Game, seat: int | None) -> bytes:
+        if seat is None:
+            return SPECTATOR_PART_OPEN
+        # During play the seat on turn is `seat_to_play` (`game.turn` is a list made anew).
+        if game.phase != "play" or seat == game.seat_to_play:
+            return orjson.dumps(seat_part(game, seat))[:-1]
+        if game is not self._game or game.hand_number != self._hand_number:
+            self._game, self._hand_number, self._kept = game, game.hand_number, {}
+        size = len(game.hands[seat])
+        kept = self._kept.get(seat)
+        if kept is None or kept[0] != size:
+            # Sliced, so a copy of its own size: what orjson.dumps returns holds a buffer
+            # of about 4 KB however short the JSON.
+            kept = self._kept[seat] = (size, orjson.dumps(seat_part(game, seat))[:-1])
+        return kept[1]
+
+
 @functools.cache
 def _play_json(seat: int, card: int) -> bytes:
     # Formatted, not orjson.dumps'd: that holds a buffer of about 4 KB, for every entry.

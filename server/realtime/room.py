@@ -22,7 +22,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from server.engine import Game, Rules
-from server.engine.view import PublicEncoder, seat_part
+from server.engine.view import PublicEncoder, SeatEncoder
 from server.realtime.hosting import (
     hash_token,
     iso_ms,
@@ -136,6 +136,7 @@ class Room:
         "rng",
         "rules",
         "rules_json",
+        "seat_encoder",
         "seats",
         "seq",
         "series",
@@ -176,6 +177,7 @@ class Room:
         self._table_key: tuple[Any, ...] | None = None
         self._table_rest = b""
         self.public_encoder = PublicEncoder()
+        self.seat_encoder = SeatEncoder()
         self.load(record)
 
     def load(self, record: TableRecord) -> None:
@@ -384,11 +386,13 @@ class Room:
         head = b'{"type":"state","version":%d,"seat":' % self.version
         game = self.game
         # The part of the view every seat shares, made and encoded once per change; each
-        # seat's own part (`seat_part`) is spliced in front of it.
+        # seat's own part (`seat_part`, kept by `SeatEncoder` while it cannot change) is
+        # spliced in front of it.
         public_json = self.public_encoder.json(game)[1:] if game is not None else b""
         views: dict[int | None, bytes] = {}
+        # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
         frames: dict[tuple[int | None, bool], Frame] = {}
-        answer: list[StateMessage] = []
+        answer: list[Any] = []
         for listener in listeners:
             seat, host = listener.seat, self.has_controls(listener)
             frame = frames.get((seat, host))
@@ -398,7 +402,10 @@ class Room:
                     if game is None:
                         view_json = b"null"
                     else:
-                        view_json = orjson.dumps(seat_part(game, seat))[:-1] + b"," + public_json
+                        view_json = b"%s,%s" % (
+                            self.seat_encoder.open_json(game, seat),
+                            public_json,
+                        )
                     views[seat] = view_json
                 # The keys of `state_message`, the shared object's braces dropped.
                 text = b"".join(
@@ -412,7 +419,7 @@ class Room:
                     )
                 )
                 frame = frames[(seat, host)] = Frame(text.decode())
-            answer.append(cast(StateMessage, frame))
+            answer.append(frame)
         return answer
 
     def welcome(self, listener: Listener) -> StateMessage:

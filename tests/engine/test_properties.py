@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from server.engine import Game, IllegalAction, Rules, deck_codes, score_hand
 from server.engine.cards import INDEX
-from server.engine.view import PublicEncoder, public_view
+from server.engine.view import PublicEncoder, SeatEncoder, public_view, seat_part
 
 PRESETS = Rules.preset_names()
 DECKS = ("standard", "jokers", "jokers_deuces")
@@ -115,10 +115,12 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
     steps = 0
     # One encoder for the whole game, as a table keeps one: after every move its JSON is
     # exactly that of the view built afresh (nothing it keeps between moves goes stale).
-    encoder = PublicEncoder()
+    encoder, seats = PublicEncoder(), SeatEncoder()
     while game.phase != "over" and len(game.hand_results) < 2 and steps < 500:
         steps += 1
         assert encoder.json(game) == orjson.dumps(public_view(game))
+        for viewer in [None, *range(n)]:
+            assert seats.open_json(game, viewer) + b"}" == orjson.dumps(seat_part(game, viewer))
         seat = data.draw(st.sampled_from(game.turn), label="seat")
         legal = game.legal(seat)
         assert legal, "a seat on turn always has a legal action"
