@@ -27,7 +27,11 @@ client's own CPU (a process uses one core at most: over 90 % it says so, the fig
 then the client's). `--clients N` splits the tables over N client processes (table k in
 process k mod N, each on the same schedule as one process would keep), for rates one
 client process cannot offer; the client's CPU is then given for the busiest process and
-for all together. `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
+for all together. `--rounds N` measures both servers N times, each time afresh, the
+one measured first alternating from the second round on (so that a machine growing
+busier or quieter weighs on both alike), and prints each round and the median of the
+rounds' CPU ratios.
+`--search` finds, for each side, the highest offered rate with p99 under 50 ms,
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
 `--step-seconds`, a failed step tried once more). `--stalls FILE` serves bench/stalls.py's
 watchdog around our app and writes what the event loop ran while it stalled (and the
@@ -44,6 +48,7 @@ socket stays as in production (20/s; a seat sends far fewer); sockets per addres
 HTTP writes are lifted, since every client here is 127.0.0.1.
 
     .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --seconds 20
+    .venv/bin/python bench/load.py --tables 50 --spectators 1 --rate 100 --rounds 5
     .venv/bin/python bench/load.py --postgres --tables 50 --rate 100 --seconds 20
     .venv/bin/python bench/load.py --tables 50 --search
     .venv/bin/python bench/load.py --tables 50 --search --clients 2  # two client processes
@@ -65,6 +70,7 @@ import re
 import secrets
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -948,36 +954,91 @@ async def run(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         "cores": os.cpu_count(),
         "load_average_before": os.getloadavg(),
     }
-    if args.url:
-        report["backend"] = "given --url"
-        report["spades"] = await measure(Side("spades", args.url, args.pid, args), say)
-    else:
-        async with database(args) as url:
-            report["backend"] = url.split(":")[0].split("+")[0]
-            profile = Path(args.profile).resolve() if args.profile else None
-            env = spades_env(args, url)
-            app = SPADES_APP
-            if args.stalls:
-                app = ["bench.stalls:app"]
-                env["STALLS_FILE"] = str(Path(args.stalls).resolve())
-            with served(app, env, profile, args.deflate == "on") as server:
-                say(f"spades server pid {server.pid} on {report['backend']}")
-                report["spades"] = await measure(Side("spades", server.url, server.pid, args), say)
-            if profile is not None:
-                report["profile"] = str(profile)
-                say(f"profile written: {profile}")
-            if args.stalls:
-                report["stalls"] = str(Path(args.stalls).resolve())
-                say(f"event-loop stalls written: {report['stalls']}")
-    state_bytes = state_size(report["spades"])
-    report["relay_state_bytes"] = state_bytes
-    if not args.no_relay:
-        relay_env = {"RELAY_STATE_BYTES": str(state_bytes)}
-        with served(RELAY_APP, relay_env, deflate=args.deflate == "on") as relay:
-            say(f"relay pid {relay.pid}, state messages of {state_bytes} bytes")
-            report["relay"] = await measure(Side("relay", relay.url, relay.pid, args), say)
+    # Each round measures both servers afresh; from the second on, the one measured first
+    # alternates, so that a machine growing busier or quieter during the run weighs on
+    # both sides alike.
+    rounds: list[dict[str, Any]] = []
+    state_bytes = 2000
+    for number in range(args.rounds):
+        relay_first = number % 2 == 1 and not args.no_relay
+        pair: dict[str, Any] = {"first": "relay" if relay_first else "spades"}
+        if relay_first:
+            pair["relay"] = await measure_relay(args, state_bytes, say)
+        pair["spades"] = await measure_ours(args, report, say)
+        state_bytes = state_size(pair["spades"])
+        pair["relay_state_bytes"] = state_bytes
+        if not relay_first and not args.no_relay:
+            pair["relay"] = await measure_relay(args, state_bytes, say)
+        rounds.append(pair)
+        if args.rounds > 1:
+            say(f"round {number + 1} of {args.rounds}: {round_line(pair)}")
+    report |= {
+        key: rounds[0][key] for key in ("spades", "relay", "relay_state_bytes") if key in rounds[0]
+    }
+    if args.rounds > 1:
+        report["rounds"] = rounds
     report["load_average_after"] = os.getloadavg()
     return report
+
+
+async def measure_ours(
+    args: argparse.Namespace, report: dict[str, Any], say: Any
+) -> dict[str, Any]:
+    """One measurement of our server: the one at --url, or one served for it."""
+    if args.url:
+        report["backend"] = "given --url"
+        return await measure(Side("spades", args.url, args.pid, args), say)
+    async with database(args) as url:
+        report["backend"] = url.split(":")[0].split("+")[0]
+        profile = Path(args.profile).resolve() if args.profile else None
+        env = spades_env(args, url)
+        app = SPADES_APP
+        if args.stalls:
+            app = ["bench.stalls:app"]
+            env["STALLS_FILE"] = str(Path(args.stalls).resolve())
+        with served(app, env, profile, args.deflate == "on") as server:
+            say(f"spades server pid {server.pid} on {report['backend']}")
+            result = await measure(Side("spades", server.url, server.pid, args), say)
+        if profile is not None:
+            report["profile"] = str(profile)
+            say(f"profile written: {profile}")
+        if args.stalls:
+            report["stalls"] = str(Path(args.stalls).resolve())
+            say(f"event-loop stalls written: {report['stalls']}")
+    return result
+
+
+async def measure_relay(args: argparse.Namespace, state_bytes: int, say: Any) -> dict[str, Any]:
+    """One measurement of the relay, its state messages padded to `state_bytes`."""
+    relay_env = {"RELAY_STATE_BYTES": str(state_bytes)}
+    with served(RELAY_APP, relay_env, deflate=args.deflate == "on") as relay:
+        say(f"relay pid {relay.pid}, state messages of {state_bytes} bytes")
+        return await measure(Side("relay", relay.url, relay.pid, args), say)
+
+
+def cpu_ratio(pair: dict[str, Any]) -> float | None:
+    """Our server CPU per action over the relay's, in one round (None without both)."""
+    if "relay" not in pair or "run" not in pair["spades"]:
+        return None
+    ours = pair["spades"]["run"]["server_cpu_ms_per_action"]
+    theirs = pair["relay"]["run"]["server_cpu_ms_per_action"]
+    return ours / theirs if ours is not None and theirs else None
+
+
+def round_line(pair: dict[str, Any]) -> str:
+    ours, theirs = pair["spades"].get("run"), pair.get("relay", {}).get("run")
+    if ours is None:
+        return f"{pair['first']} first"
+    line = (
+        f"{pair['first']} first, server CPU ms/action {number(ours['server_cpu_ms_per_action'], 2)}"
+    )
+    if theirs is not None:
+        line += (
+            f" (relay {number(theirs['server_cpu_ms_per_action'], 2)}, "
+            f"{number(cpu_ratio(pair), 2)}x), p99 ms {number(ours['p99_ms'])} "
+            f"(relay {number(theirs['p99_ms'])})"
+        )
+    return line
 
 
 def state_size(result: dict[str, Any]) -> int:
@@ -1009,6 +1070,8 @@ def print_report(report: dict[str, Any]) -> None:
     else:
         print(f"offered {report['rate']:g} actions/s for {report['seconds']:g} s, open loop")
         print_run(ours, relay)
+        if report.get("rounds"):
+            print_rounds(report["rounds"])
     if report.get("profile"):
         print(f"profile: {report['profile']}")
 
@@ -1049,6 +1112,20 @@ def print_run(ours: dict[str, Any], relay: dict[str, Any]) -> None:
             shown = ", ".join(f"{c} {n}" for c, n in sorted(errors.items())) if errors else "0"
             print(f"errors {name}: {shown}")
     warn_client([a, b])
+
+
+def print_rounds(rounds: list[dict[str, Any]]) -> None:
+    """Each round in a line (the table above is the first round's), and the median of the
+    rounds' CPU ratios."""
+    for index, pair in enumerate(rounds, 1):
+        print(f"round {index}: {round_line(pair)}")
+    ratios = sorted(r for r in map(cpu_ratio, rounds) if r is not None)
+    if ratios:
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        print(
+            f"server CPU ratio to the relay, median of {len(ratios)} rounds: "
+            f"{statistics.median(ratios):.2f}x ({shown})"
+        )
 
 
 def print_search(ours: dict[str, Any], relay: dict[str, Any]) -> None:
@@ -1104,6 +1181,12 @@ def main() -> int:
     parser.add_argument("--bot-level", default="advanced", help="the --bot-tables' bots")
     parser.add_argument("--bot-preset", help="the --bot-tables' preset (default: --preset)")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay baseline")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure both servers this many times, alternating which goes first",
+    )
     parser.add_argument(
         "--deflate",
         choices=("on", "off"),

@@ -28,7 +28,7 @@ RUNS = {
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],
     ),
     "load": (
-        ["--tables", "2", "--rate", "10", "--seconds", "2", "--bot-tables", "1"],
+        ["--tables", "2", "--rate", "10", "--seconds", "2", "--bot-tables", "1", "--rounds", "2"],
         [
             r"achieved actions/s\s+[\d.]+\s+[\d.]+\s+[\d.]+x",
             r"latency p99 ms\s+[\d.]+\s+[\d.]+",
@@ -37,6 +37,8 @@ RUNS = {
             r"errors spades: 0",
             r"errors relay: 0",
             r"bots beside: \{'bot_tables': 1, 'bot_games': \d+, 'bot_versions': [1-9]",
+            r"round 2: relay first, server CPU ms/action [\d.]+ \(relay [\d.]+, [\d.]+x\)",
+            r"server CPU ratio to the relay, median of 2 rounds: [\d.]+x",
         ],
     ),
     "tournament": (
