@@ -509,6 +509,10 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         limiter: Limiter = websocket.app.state.ws_limiter
         chat_limiter: Limiter = websocket.app.state.chat_limiter
         greeted = False
+
+        def chat_budget() -> bool:
+            return chat_limiter.allow(address)
+
         try:
             while True:
                 raw = await websocket.receive()
@@ -526,9 +530,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
                     refusal = TableError("rate_limited", "Too many messages; slow down.")
                 if refusal is None:
                     try:
-                        greeted = await handle(
-                            hub, room, socket, message, greeted, lambda: chat_limiter.allow(address)
-                        )
+                        greeted = await handle(hub, room, socket, message, greeted, chat_budget)
                     except TableError as refused:
                         refusal = refused
                 if refusal is not None:
