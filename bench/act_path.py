@@ -16,12 +16,16 @@ low rate: the same moves then cost several times the CPU (caches gone cold while
 process slept), which is most of what bench/load.py's server CPU per action holds at
 100 actions/s. `--split` also prints where each move's CPU went (this thread's CPU time
 around the group commit, its sqlite3 transaction, the frames, the engine's move), the
-parts timed by wrapping them in this process only.
+parts timed by wrapping them in this process only. `--calls` counts the function calls
+of the measured moves (a profile hook: Python functions entered, a coroutine resumed
+counting again, and C functions called), a measure of how much code a move runs that
+does not depend on how busy the machine is.
 
     .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
     .venv/bin/python bench/act_path.py --repeats 5 --together 8
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500  # a cold loop
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500 --split
+    .venv/bin/python bench/act_path.py --together 1 --actions 1000 --repeats 1 --calls
     .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
 """
 
@@ -61,6 +65,16 @@ PARTS = (
     (Game, "act", "the engine's move"),
 )
 SPENT: collections.Counter[str] = collections.Counter()
+# --calls: Python functions entered (a coroutine or generator resumed counts again) and
+# C functions called, during the measured moves.
+CALLS: collections.Counter[str] = collections.Counter()
+
+
+def count_call(frame: Any, event: str, _argument: Any) -> None:
+    if event == "call":
+        CALLS["python"] += 1
+    elif event == "c_call":
+        CALLS["C"] += 1
 
 
 def time_parts() -> None:
@@ -191,10 +205,13 @@ async def main(arguments: argparse.Namespace) -> None:
             # A warm-up round: caches, the statement cache, the first snapshots.
             await run(hub, tables, min(arguments.actions, 4 * arguments.tables), 8, 0)
             SPENT.clear()
+            if arguments.calls:
+                sys.setprofile(count_call)
             figures = [
                 await run(hub, tables, arguments.actions, arguments.together, repeat + 1, gap)
                 for repeat in range(arguments.repeats)
             ]
+            sys.setprofile(None)
     micro = [figure * 1e6 for figure in figures]
     print(
         f"act path: {arguments.tables} tables x (4 players + {arguments.spectators} watching), "
@@ -206,6 +223,12 @@ async def main(arguments: argparse.Namespace) -> None:
         f"CPU per move: best {min(micro):.0f} us, median {statistics.median(micro):.0f} us "
         f"(runs: {', '.join(f'{value:.0f}' for value in micro)})"
     )
+    if arguments.calls:
+        moves = arguments.actions * arguments.repeats
+        print(
+            f"calls per move (the profile hook slows the moves; their CPU is not comparable): "
+            f"{CALLS['python'] / moves:.0f} Python, {CALLS['C'] / moves:.0f} C"
+        )
     if arguments.split:
         moves = arguments.actions * arguments.repeats
         for _owner, _name, label in PARTS:
@@ -221,6 +244,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--together", type=int, default=8, help="moves in flight at once")
     parser.add_argument("--gap", type=float, default=0.0, help="ms idle after each round")
     parser.add_argument("--split", action="store_true", help="where each move's CPU went")
+    parser.add_argument("--calls", action="store_true", help="function calls per move")
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--database-url", help="another database than a fresh SQLite file")
     return parser.parse_args(argv)

@@ -16,9 +16,10 @@ pytestmark = pytest.mark.slow
 
 RUNS = {
     "act_path": (
-        ["--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1", "--split"],
+        ["--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1", "--split", "--calls"],
         [
             r"act path: 2 tables",
+            r"calls per move \(.*\): [1-9]\d* Python, [1-9]\d* C",
             r"CPU per move: best \d+ us, median \d+ us",
             r"of it the sqlite3 transaction\s+\d+ us a move",
         ],
