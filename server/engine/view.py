@@ -128,6 +128,12 @@ class PublicEncoder:
         self._steady_json = b"}"
 
     def json(self, game: Game) -> bytes:
+        moving, steady = self.parts(game)
+        return b"%s,%s" % (moving[:-1], steady)
+
+    def parts(self, game: Game) -> tuple[bytes, bytes]:
+        """The view's JSON in two parts: the keys that may change with any move (a whole
+        object, `_moving`), and the others (`_steady`) without their opening brace."""
         # The game extends one list of played cards per hand and makes a new one for the
         # next hand; it replaces the last trick and appends hand results, never edits them.
         played = game.played
@@ -151,7 +157,7 @@ class PublicEncoder:
         moving = orjson.dumps(
             _moving(game, orjson.Fragment(self._played_json), orjson.Fragment(self._last_json))
         )
-        return b"%s,%s" % (moving[:-1], self._steady_json)
+        return moving, self._steady_json
 
 
 # A spectator's own part of a view (no hand, nothing to do, ever), as `SeatEncoder` gives it.

@@ -369,10 +369,11 @@ class Room:
         share one frame (spectators all share theirs)."""
         server_time = now_iso_ms()
         deadline = iso_ms(self.hosting.deadline)
-        # The public object after the view, but its first key, spliced in from its JSON.
+        # The message's keys after the view (the table, the timer), its braces dropped
+        # but the last, spliced in from their JSON.
         shared = b"".join(
             (
-                b'{"table":',
+                b'"table":',
                 self.table_json(deadline),
                 orjson.dumps(
                     {
@@ -385,11 +386,13 @@ class Room:
         )
         head = b'{"type":"state","version":%d,"seat":' % self.version
         game = self.game
-        # The part of the view every seat shares, made and encoded once per change; each
-        # seat's own part (`seat_part`, kept by `SeatEncoder` while it cannot change) is
-        # spliced in front of it.
-        public_json = self.public_encoder.json(game)[1:] if game is not None else b""
-        views: dict[int | None, bytes] = {}
+        # The part of the view every seat shares, made and encoded once per change (the
+        # keys that move, braces dropped, and the steady ones); each seat's own part
+        # (`seat_part`, kept by `SeatEncoder` while it cannot change) goes in front of it.
+        public: tuple[bytes | memoryview, ...] = ()
+        if game is not None:
+            moving, steady = self.public_encoder.parts(game)
+            public = (b",", memoryview(moving)[1:-1], b",", steady)
         # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[Any] = []
@@ -397,27 +400,15 @@ class Room:
             seat, host = listener.seat, self.has_controls(listener)
             frame = frames.get((seat, host))
             if frame is None:
-                view_json = views.get(seat)
-                if view_json is None:
-                    if game is None:
-                        view_json = b"null"
-                    else:
-                        view_json = b"%s,%s" % (
-                            self.seat_encoder.open_json(game, seat),
-                            public_json,
-                        )
-                    views[seat] = view_json
-                # The keys of `state_message`, the shared object's braces dropped.
-                text = b"".join(
-                    (
-                        head,
-                        b"null" if seat is None else b"%d" % seat,
-                        b',"state":',
-                        view_json,
-                        b',"host":true,' if host else b',"host":false,',
-                        shared[1:],
-                    )
+                # The keys of `state_message`, each frame joined at once from its parts.
+                seat_json = b"null" if seat is None else b"%d" % seat
+                view = (
+                    (b"null",)
+                    if game is None
+                    else (self.seat_encoder.open_json(game, seat), *public)
                 )
+                host_json = b',"host":true,' if host else b',"host":false,'
+                text = b"".join((head, seat_json, b',"state":', *view, host_json, shared))
                 frame = frames[(seat, host)] = Frame(text.decode())
             answer.append(frame)
         return answer
