@@ -25,7 +25,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import structlog
 
@@ -82,6 +82,7 @@ from server.store.repository import (
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 # What a store write answers: the table's new version, or the stored chat line.
 Stored = TypeVar("Stored", int, ChatLine)
 
@@ -606,23 +607,23 @@ class TableHub:
     ) -> None:
         """A player's move; a refusal goes back to that socket only, as an `error`."""
         started = time.perf_counter()
-
-        async def move(room: Room) -> None:
-            if listener.seat is None:
-                raise TableError("not_seated", "Spectators cannot play; take a seat first.")
-            if version is not None and version != room.version:
-                raise TableError(
-                    "stale", f"The table moved on (version {room.version}); look again."
-                )
-            await self._apply(room, listener.seat, action)
-
         try:
-            await self._mutate(room, move)
+            await self._mutate(room, self._move, listener, action, version)
         except TableError as refusal:
             REFUSED_ACTIONS.labels(code=refusal.code).inc()
             listener.send(error(refusal.code, refusal.message, act_id, refusal.reason))
             return
         ACTION_LATENCY.observe(time.perf_counter() - started)
+
+    async def _move(
+        self, room: Room, listener: Listener, action: dict[str, Any], version: int | None
+    ) -> None:
+        """`act` under the room's lock (a method, not a closure made for every move)."""
+        if listener.seat is None:
+            raise TableError("not_seated", "Spectators cannot play; take a seat first.")
+        if version is not None and version != room.version:
+            raise TableError("stale", f"The table moved on (version {room.version}); look again.")
+        await self._apply(room, listener.seat, action)
 
     async def take_back(self, room: Room, listener: Listener) -> None:
         """`back`: a player on autoplay plays for themselves again."""
@@ -741,17 +742,25 @@ class TableHub:
 
     # -- the one way a change is made ----------------------------------------------
 
-    async def _mutate(self, room: Room, change: Callable[[Room], Awaitable[T]]) -> T:
-        """Run `change(room)` under the lock of the room the hub serves now (`room` may
-        have been evicted meanwhile); after a version conflict, reload and retry."""
+    async def _mutate(
+        self,
+        room: Room,
+        change: Callable[Concatenate[Room, P], Awaitable[T]],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """Run `change(room, *args, **kwargs)` under the lock of the room the hub serves
+        now (`room` may have been evicted meanwhile); after a version conflict, reload and
+        retry."""
         for _ in range(WRITE_ATTEMPTS):
-            room = await self._rooms.current(room)
+            if room.evicted:  # the room that replaced it after an eviction
+                room = await self._rooms.current(room)
             async with room.lock:
                 if room.evicted:
                     continue
                 room.touched = time.monotonic()
                 try:
-                    return await change(room)
+                    return await change(room, *args, **kwargs)
                 except VersionConflict:
                     log.info("version conflict", table=room.id, version=room.version)
                     await self._reload(room)
