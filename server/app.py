@@ -19,6 +19,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import ops, pages, sockets, tables
@@ -159,9 +160,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(tables.router)
-    # On the app itself, not through an included router: FastAPI's included router adds
-    # four coroutine frames under every handler, which a socket keeps while it is open.
-    app.add_api_websocket_route(sockets.TABLE_SOCKET_PATH, sockets.table_socket)
+    # On the app itself, not through an included router, and as a plain ASGI endpoint:
+    # FastAPI's routers add coroutine frames under every handler, which a socket keeps
+    # while it is open and passes through again at every message.
+    app.router.routes.append(
+        WebSocketRoute(sockets.TABLE_SOCKET_PATH, sockets.TableSocketEndpoint())
+    )
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=pages.WEB, check_dir=False), name="static")
     return app

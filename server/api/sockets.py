@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import time
 import types
 import uuid
@@ -30,6 +31,7 @@ import orjson
 import structlog
 from fastapi import WebSocket, WebSocketDisconnect
 from limits import RateLimitItem, parse
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
 from server.observability import ERRORS, SOCKETS_DROPPED
@@ -109,10 +111,26 @@ def resumed(send: Coroutine[Any, Any, None], waiting: Any) -> Generator[Any, Any
 class SocketListener:
     """One WebSocket as the hub sees it: a seat and a mailbox."""
 
-    __slots__ = ("closer", "dropped", "key", "queue", "seat", "table_id", "websocket", "writer")
+    __slots__ = (
+        "closer",
+        "dropped",
+        "key",
+        "queue",
+        "seat",
+        "send_asgi",
+        "table_id",
+        "websocket",
+        "writer",
+    )
 
-    def __init__(self, websocket: WebSocket, table_id: str) -> None:
+    def __init__(self, websocket: WebSocket, table_id: str, send_asgi: Send | None = None) -> None:
         self.websocket = websocket
+        # The connection's ASGI `send`, when it is an async function (its sends are then
+        # coroutines, begun here as `_send_now` does): a state's text goes to it as it is
+        # (the WebSocket's send_text only checks the state and calls it); else send_text.
+        self.send_asgi: Callable[[Message], Coroutine[Any, Any, None]] | None = (
+            send_asgi if send_asgi is not None and inspect.iscoroutinefunction(send_asgi) else None
+        )
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
@@ -164,12 +182,17 @@ class SocketListener:
         if text is None:
             self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
             return
-        send = self.websocket.send_text(text)
+        send_asgi = self.send_asgi  # as `_send_text`, without a call more per socket
+        send = (
+            self.websocket.send_text(text)
+            if send_asgi is None
+            else send_asgi({"type": "websocket.send", "text": text})
+        )
         try:
             waiting = send.send(None)
         except StopIteration:
             return
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, OSError):  # the peer went away (ASGI says OSError)
             self.dropped = True
             return
         except Exception as problem:
@@ -178,6 +201,11 @@ class SocketListener:
             return
         self.queue = deque()
         self.writer = asyncio.create_task(self.write(send, waiting, item))
+
+    def _send_text(self, text: str) -> Coroutine[Any, Any, None]:
+        if self.send_asgi is None:
+            return self.websocket.send_text(text)
+        return self.send_asgi({"type": "websocket.send", "text": text})
 
     def _text(self, item: ServerMessage) -> str | None:
         """The JSON text of a message (a `Frame` is one already); None, logged, if it
@@ -250,7 +278,7 @@ class SocketListener:
             if text is None:
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
-            if not await self._sent(self.websocket.send_text(text), queued):
+            if not await self._sent(self._send_text(text), queued):
                 return
 
     async def _sent(self, sending: Awaitable[None], item: ServerMessage) -> bool:
@@ -258,7 +286,7 @@ class SocketListener:
         failed: logged and closed with 1011)."""
         try:
             await sending
-        except WebSocketDisconnect:  # the peer went away: the reader sees it too
+        except (WebSocketDisconnect, OSError):  # the peer went away: the reader sees it too
             self.dropped = True
             return False
         except Exception as problem:
@@ -478,8 +506,19 @@ async def refuse(websocket: WebSocket, code: int, reason: str, why: str) -> None
     await websocket.close(code, reason)
 
 
-async def table_socket(websocket: WebSocket, table_id: str) -> None:
-    """The endpoint at TABLE_SOCKET_PATH (the app adds it)."""
+class TableSocketEndpoint:
+    """The endpoint at TABLE_SOCKET_PATH as a plain ASGI app (an object, so that
+    Starlette's WebSocketRoute serves it as one): states are sent to the connection's
+    ASGI `send` itself, and the conversation's coroutine sits under fewer frames than a
+    FastAPI WebSocket route's, whose session wrappers it passes through at every message."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        websocket = WebSocket(scope, receive=receive, send=send)
+        await table_socket(websocket, scope["path_params"]["table_id"], send)
+
+
+async def table_socket(websocket: WebSocket, table_id: str, send: Send | None = None) -> None:
+    """One WebSocket's conversation; `send`: its ASGI send, for the states."""
     # One coroutine for the whole conversation, not one for the checks awaiting another:
     # each socket holds its frames for as long as it is open.
     guard: SocketGuard = websocket.app.state.socket_guard
@@ -505,7 +544,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         if hub.closing:
             await websocket.close(1012, "server restarting")
             return
-        socket = SocketListener(websocket, room.id)
+        socket = SocketListener(websocket, room.id, send)
         limiter: Limiter = websocket.app.state.ws_limiter
         chat_limiter: Limiter = websocket.app.state.chat_limiter
         greeted = False

@@ -384,3 +384,48 @@ async def test_spectators_of_every_table_size_see_no_hidden_card(served, http, p
     for message in spectator.messages:
         assert_no_hidden_card(message)
     await spectator.close()
+
+
+class RecordingWebSocket:
+    """What a SocketListener needs of a WebSocket when its sends go elsewhere: its own
+    send_text, recorded (the way used when the connection's ASGI send is not async)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.texts.append(text)
+
+
+async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_drops_it():
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    from server.api.sockets import SocketListener
+    from server.realtime.room import Frame
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    websocket = RecordingWebSocket()
+    listener = SocketListener(websocket, "t-asgi", send)  # type: ignore[arg-type]
+    listener.send(Frame('{"type":"state","version":3}'))
+    assert sent == [{"type": "websocket.send", "text": '{"type":"state","version":3}'}]
+    assert websocket.texts == [] and listener.writer is None
+
+    async def gone(message: dict[str, Any]) -> None:
+        raise ClientDisconnected()
+
+    failures = REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0
+    listener = SocketListener(websocket, "t-asgi", gone)  # type: ignore[arg-type]
+    listener.send(Frame('{"type":"state","version":4}'))
+    assert listener.dropped and listener.writer is None  # no close attempted, nothing logged
+    assert (REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0) == failures
+
+    def not_async(message: dict[str, Any]) -> asyncio.Future[None]:
+        raise AssertionError("an ASGI send that is not an async function is not used")
+
+    listener = SocketListener(websocket, "t-asgi", not_async)  # type: ignore[arg-type]
+    listener.send(Frame('{"type":"state","version":5}'))
+    assert websocket.texts == ['{"type":"state","version":5}']
