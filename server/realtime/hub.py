@@ -754,7 +754,7 @@ class TableHub:
         retry."""
         for _ in range(WRITE_ATTEMPTS):
             if room.evicted:  # the room that replaced it after an eviction
-                room = await self._rooms.current(room)
+                room = await self._rooms.get(room.id)
             async with room.lock:
                 if room.evicted:
                     continue

@@ -59,10 +59,6 @@ class Rooms:
                 self.on_load(room)
         return room
 
-    async def current(self, room: Room) -> Room:
-        """`room`, or the room that replaced it after an eviction."""
-        return await self.get(room.id) if room.evicted else room
-
     def drop(self, room: Room) -> None:
         """Stop serving `room`: whoever still holds it must fetch the table again."""
         room.evicted = True

@@ -14,8 +14,11 @@ import pytest
 import websockets
 from prometheus_client import REGISTRY
 from sqlalchemy import text
+from uvicorn.protocols.utils import ClientDisconnected
 
+from server.api.sockets import SocketListener
 from server.engine import Rules
+from server.realtime.room import Frame
 from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 
@@ -398,11 +401,6 @@ class RecordingWebSocket:
 
 
 async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_drops_it():
-    from uvicorn.protocols.utils import ClientDisconnected
-
-    from server.api.sockets import SocketListener
-    from server.realtime.room import Frame
-
     sent: list[dict[str, Any]] = []
 
     async def send(message: dict[str, Any]) -> None:
