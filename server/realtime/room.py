@@ -15,7 +15,7 @@ import hmac
 import random
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Protocol, cast
 
@@ -268,10 +268,16 @@ class Room:
 
     def has_controls(self, listener: Listener) -> bool:
         """Whether this socket may use the host controls (none once the table has ended)."""
-        seat = self.hosting.host_seat
+        listeners, seat = self.controls()
+        return listener in listeners or (seat is not None and listener.seat == seat)
+
+    def controls(self) -> tuple[Collection[Listener], int | None]:
+        """Who holds the host controls: the sockets that showed the host's token, and the
+        host's seat (whoever sits in it); nobody once the table has ended. A broadcast
+        reads them once for all its sockets (`has_controls` answers for one)."""
         if self.status == "ended":
-            return False
-        return listener in self.host_listeners or (seat is not None and listener.seat == seat)
+            return (), None
+        return self.host_listeners, self.hosting.host_seat
 
     def idle_for(self, now: float) -> float | None:
         """Seconds since the room was last used, or None while anything needs it: a
@@ -396,8 +402,11 @@ class Room:
         # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[Any] = []
+        host_listeners, host_seat = self.controls()
         for listener in listeners:
-            seat, host = listener.seat, self.has_controls(listener)
+            # `has_controls(listener)`, its reading made once above.
+            seat = listener.seat
+            host = listener in host_listeners or (seat is not None and seat == host_seat)
             frame = frames.get((seat, host))
             if frame is None:
                 # The keys of `state_message`, each frame joined at once from its parts.
