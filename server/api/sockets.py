@@ -47,6 +47,7 @@ from server.realtime.messages import (
     Ping,
     ServerMessage,
     error,
+    plain_act,
     read_client_message,
 )
 from server.realtime.room import Frame
@@ -481,6 +482,9 @@ async def handle(
         raise TableError("bad_message", 'Say {"type": "hello"} first.')
     if kind == "chat" and not chat_budget():
         raise TableError("rate_limited", "Too many chat lines from your address; wait a little.")
+    if kind == "act" and (move := plain_act(message)) is not None:
+        await hub.act(room, socket, *move)
+        return greeted
     command = read_client_message(message, hub.settings.chat_max_length)
     if isinstance(command, Hello):
         await hub.join(room, socket, command.token, command.host_token)

@@ -4,13 +4,17 @@ messages a real table sends matching their models."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server.realtime.errors import TableError
 from server.realtime.messages import (
     DOC_PATH,
     PROTOCOL_VERSION,
     SERVER_MESSAGES,
+    ACTION_KEYS,
     Act,
+    plain_act,
     read_client_message,
     with_schema,
 )
@@ -30,6 +34,52 @@ def test_an_act_keeps_only_the_fields_actions_have() -> None:
     )
     assert isinstance(command, Act)
     assert command.action == {"type": "bid", "bid": 3} and command.id == 7
+
+
+# What a client could put in an `act` message: JSON values of every kind, action keys the
+# engine knows and some it does not.
+JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=6,
+)
+# Mostly well formed, so that the fast path answers for many of them.
+IDS = st.none() | st.integers() | st.text(max_size=4) | JSON_SCALARS
+ACTION_DICTS = st.fixed_dictionaries(
+    {"type": st.sampled_from(["bid", "play", "pass"]) | JSON_SCALARS},
+    optional={key: JSON_VALUES for key in sorted(ACTION_KEYS - {"type"})},
+) | st.fixed_dictionaries({"type": st.text(max_size=3), "note": JSON_VALUES})
+ACT_MESSAGES = st.fixed_dictionaries(
+    {"type": st.just("act"), "action": ACTION_DICTS},
+    optional={"id": IDS, "version": st.none() | st.integers() | JSON_SCALARS, "x": JSON_VALUES},
+) | st.fixed_dictionaries({"type": st.just("act")}, optional={"action": JSON_VALUES})
+
+
+@settings(max_examples=300, deadline=None)
+@given(ACT_MESSAGES)
+def test_an_act_read_on_the_fast_path_is_what_the_validator_reads(message) -> None:
+    """`plain_act` answers only for messages the validator takes, with its fields."""
+    move = plain_act(message)
+    if move is None:
+        return
+    command = read_client_message(message)
+    assert isinstance(command, Act)
+    assert move == (command.action, command.id, command.version)
+    assert [type(value) for value in move[1:]] == [type(command.id), type(command.version)]
+
+
+def test_the_fast_path_answers_for_the_acts_a_client_sends() -> None:
+    sent = {"type": "act", "action": {"type": "play", "card": "AS"}, "id": 3, "version": 12}
+    assert plain_act(sent) == ({"type": "play", "card": "AS"}, 3, 12)
+    assert plain_act({"type": "act", "action": {"type": "bid", "bid": 0}}) == (
+        {"type": "bid", "bid": 0},
+        None,
+        None,
+    )
+    # Left to the validator: a refusal, or keys it drops.
+    assert plain_act({"type": "act", "action": {"type": "bid"}, "id": True}) is None
+    assert plain_act({"type": "act", "action": {"type": "bid", "note": 1}}) is None
 
 
 @pytest.mark.parametrize(
