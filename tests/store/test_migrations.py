@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from server.store.db import alembic_config, create_engine, migrate
 from server.store.models import Base
@@ -45,3 +47,55 @@ def test_the_alembic_command_line_path_upgrades_and_downgrades(empty_database_ur
     command.upgrade(config, "head")
     command.downgrade(config, "base")
     command.upgrade(config, "head")
+
+
+ACTION_LOG_ROWS = [
+    "INSERT INTO tables (id, name, rules, status, version, game_number, created, listed,"
+    " hints) VALUES ('t1', 'x', '{}', 'playing', 3, 1, '2026-12-03 00:00:00', true, false)",
+    "INSERT INTO games (id, table_id, number, seed, snapshot, snapshot_seq, started)"
+    " VALUES (1, 't1', 1, 7, '{}', 0, '2026-12-03 00:00:00')",
+    *(
+        "INSERT INTO actions (game_id, seq, seat, action, version, at)"
+        # (`\\:`: a colon, not a bind parameter, to SQLAlchemy's text())
+        f' VALUES (1, {seq}, 0, \'{{"type"\\:"bid","bid"\\:{seq}}}\', {seq},'
+        " '2026-12-03 00:00:00')"
+        for seq in (1, 2, 3)
+    ),
+]
+
+
+def test_the_action_log_keeps_its_rows_through_0004_and_back(empty_database_url):
+    """0004 rebuilds the SQLite action log without a rowid (one B-tree by its key); the
+    rows stay, in both directions, and PostgreSQL is left as it is."""
+    config = alembic_config(empty_database_url)
+    sqlite = empty_database_url.startswith("sqlite")
+
+    async def read(*statements: str) -> tuple[list[tuple[int, int, str]], bool]:
+        """Run `statements` in one transaction; then the log's rows, and whether SQLite
+        keeps it without a rowid."""
+        engine = create_engine(empty_database_url)
+        try:
+            async with engine.begin() as connection:
+                for statement in statements:
+                    await connection.execute(text(statement))
+                found = await connection.execute(
+                    text("SELECT game_id, seq, action FROM actions ORDER BY seq")
+                )
+                rows = [(game, seq, str(action)) for game, seq, action in found]
+                bare = False
+                if sqlite:
+                    sql = await connection.scalar(
+                        text("SELECT sql FROM sqlite_master WHERE name = 'actions'")
+                    )
+                    bare = "WITHOUT ROWID" in sql
+            return rows, bare
+        finally:
+            await engine.dispose()
+
+    command.upgrade(config, "0003")
+    before, bare = asyncio.run(read(*ACTION_LOG_ROWS))
+    assert len(before) == 3 and not bare
+    command.upgrade(config, "head")
+    assert asyncio.run(read()) == (before, sqlite)
+    command.downgrade(config, "0003")
+    assert asyncio.run(read()) == (before, False)
