@@ -390,7 +390,7 @@ class Room:
                 ).replace(b"{", b",", 1),
             )
         )
-        head = b'{"type":"state","version":%d,"seat":' % self.version
+        head = f'{{"type":"state","version":{self.version},"seat":'
         game = self.game
         # The part of the view every seat shares, made and encoded once per change (the
         # keys that move, braces dropped, and the steady ones); each seat's own part
@@ -399,6 +399,9 @@ class Room:
         if game is not None:
             moving, steady = self.public_encoder.parts(game)
             public = (b",", memoryview(moving)[1:-1], b",", steady)
+        # What follows a seat's part, the same for every socket but for its host flag:
+        # joined and decoded once per flag, not once per frame.
+        tails: dict[bool, str] = {}
         # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[Any] = []
@@ -410,15 +413,14 @@ class Room:
             frame = frames.get((seat, host))
             if frame is None:
                 # The keys of `state_message`, each frame joined at once from its parts.
-                seat_json = b"null" if seat is None else b"%d" % seat
-                view = (
-                    (b"null",)
-                    if game is None
-                    else (self.seat_encoder.open_json(game, seat), *public)
-                )
-                host_json = b',"host":true,' if host else b',"host":false,'
-                text = b"".join((head, seat_json, b',"state":', *view, host_json, shared))
-                frame = frames[(seat, host)] = Frame(text.decode())
+                tail = tails.get(host)
+                if tail is None:
+                    host_json = b',"host":true,' if host else b',"host":false,'
+                    tail = tails[host] = b"".join((*public, host_json, shared)).decode()
+                seat_json = "null" if seat is None else str(seat)
+                view = "null" if game is None else self.seat_encoder.open_json(game, seat).decode()
+                text = "".join((head, seat_json, ',"state":', view, tail))
+                frame = frames[(seat, host)] = Frame(text)
             answer.append(frame)
         return answer
 
