@@ -199,9 +199,9 @@ class Game:
         # suit (built when play starts or a game in play is restored), so that the legal
         # cards of a follow are a list that already exists. Empty before play.
         self._hand_codes: list[list[str]] = []
-        # Each seat's cards as ints (during play kept beside the codes, a card played
-        # taken from both).
+        # Each seat's cards as ints; during play rebuilt from the codes when stale.
         self._hands: list[list[int]] = []
+        self._hands_fresh = True
         self._suit_codes: list[list[list[str]]] = []
 
     # ----------------------------------------------------------------- public reading
@@ -217,8 +217,15 @@ class Game:
 
     @property
     def hands(self) -> list[list[int]]:
-        """Each seat's cards as engine ints, in hand order (the engine's own lists: read,
-        never change them)."""
+        """Each seat's cards as engine ints, in hand order (the engine's own lists).
+
+        During play the code lists kept for the legal cards are the record; the int
+        lists are rebuilt from them here, once after cards were played, so that playing
+        a card updates one representation, not two.
+        """
+        if not self._hands_fresh:
+            self._hands = [[INDEX[code] for code in codes] for codes in self._hand_codes]
+            self._hands_fresh = True
         return self._hands
 
     @property
@@ -507,6 +514,7 @@ class Game:
         game._scores = [list(side) for side in data["scores"]]
         game.winner = data["winner"]
         game._hands = [[INDEX[code] for code in cards] for cards in data["hands"]]
+        game._hands_fresh = True
         game.bids = list(data["bids"])
         game._blind_queue = list(data["blind_queue"])
         game._passers = list(data["passers"])
@@ -563,6 +571,7 @@ class Game:
             for offset in range(n):
                 self._hands[(self.dealer + 1 + offset) % n] = deck[offset::n]
             self._stock = []
+        self._hands_fresh = True
         self._stock_pos = 0
         self.phase = "blind"
         self.seat_to_play = (self.dealer + 1) % n
@@ -824,9 +833,9 @@ class Game:
         ``events`` is the list ``act`` returns, or None when nobody wants events (then
         none are built)."""
         card_suit = self._suit[card]
-        # During play the code lists always exist (built by _start_play or _restore),
-        # beside the int hands: the card leaves all three.
-        self._hands[seat].remove(card)
+        # During play the code lists always exist (built by _start_play or _restore) and
+        # are the hands: the int hands are rebuilt from them when asked for (see hands).
+        self._hands_fresh = False
         self._hand_codes[seat].remove(code)
         self._suit_codes[seat][card_suit].remove(code)
         self._log.append(self._log_entry[seat][card])
