@@ -145,7 +145,7 @@ class ActionRow(Base):
     __tablename__ = "actions"
     # On SQLite one B-tree ordered by (game_id, seq), not rows under a rowid beside the
     # primary key's index: an insert touches one tree (migration 0004).
-    __table_args__ = {"sqlite_with_rowid": False}
+    __table_args__ = ({"sqlite_with_rowid": False},)
 
     game_id: Mapped[int] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
