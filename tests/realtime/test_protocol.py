@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from server.realtime.errors import TableError
 from server.realtime.messages import (
+    ACTION_KEYS,
     DOC_PATH,
     PROTOCOL_VERSION,
     SERVER_MESSAGES,
-    ACTION_KEYS,
     Act,
     plain_act,
     read_client_message,
