@@ -766,31 +766,6 @@ class TableHub:
                     await self._reload(room)
         raise TableError("conflict", "The table changed at the same moment; try again.")
 
-    async def _store_action(self, write: ActionWrite) -> int:
-        """Commit one action, trying again after a failure that may pass (a busy SQLite
-        file, a dropped connection): each attempt is a whole transaction or nothing. A
-        commit that did land before its answer was lost shows up as a VersionConflict."""
-        for delay in (*WRITE_RETRY_DELAYS, None):
-            try:
-                return await self.store.record_action(write)
-            except VersionConflict:
-                raise
-            except Exception as failure:
-                if delay is None:
-                    raise
-                ERRORS.labels(where="store_retry").inc()
-                log.warning(
-                    "action not stored, trying again",
-                    table=write.table_id,
-                    version=write.old_version,
-                    error=type(failure).__name__,
-                    # The driver's words ("database is locked"); statement values are
-                    # hidden by the engine (hide_parameters), so no card or token shows.
-                    reason=str(failure).splitlines()[0][:200] if str(failure) else None,
-                )
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable: the last attempt raises")
-
     async def _forget(self, room: Room) -> None:
         """The room's game is ahead of the database (a failed write): drop the room, send
         its sockets away to reconnect, and load it again from the database soon, so that
@@ -1087,20 +1062,40 @@ class TableHub:
         await self._commit(room, self._stored_or_forgotten(room, write), change)
 
     async def _stored_or_forgotten(self, room: Room, write: ActionWrite) -> int:
-        """Store an action; after a failure other than a conflict the room is forgotten
-        (`_forget`) and the move refused as `unavailable`."""
-        try:
-            return await self._store_action(write)
-        except VersionConflict:
-            raise
-        except Exception as failure:
-            ERRORS.labels(where="store").inc()
-            log.error(
-                "action not stored",
-                table=room.id,
-                version=room.version,
-                error=type(failure).__name__,
-                reason=str(failure).splitlines()[0][:200] if str(failure) else None,
-            )
-            await self._forget(room)
-            raise TableError("unavailable", "The move could not be saved; try again.") from None
+        """Commit one action, trying again after a failure that may pass (a busy SQLite
+        file, a dropped connection): each attempt is a whole transaction or nothing. A
+        commit that did land before its answer was lost shows up as a VersionConflict.
+        After the last failure the room is forgotten (`_forget`) and the move refused as
+        `unavailable`. (One coroutine, not one for the retries inside another: it is on
+        every move's path.)"""
+        for delay in (*WRITE_RETRY_DELAYS, None):
+            try:
+                return await self.store.record_action(write)
+            except VersionConflict:
+                raise
+            except Exception as failure:
+                reason = str(failure).splitlines()[0][:200] if str(failure) else None
+                if delay is not None:
+                    ERRORS.labels(where="store_retry").inc()
+                    log.warning(
+                        "action not stored, trying again",
+                        table=write.table_id,
+                        version=write.old_version,
+                        error=type(failure).__name__,
+                        # The driver's words ("database is locked"); statement values are
+                        # hidden by the engine (hide_parameters), so no card or token shows.
+                        reason=reason,
+                    )
+                    await asyncio.sleep(delay)
+                    continue
+                ERRORS.labels(where="store").inc()
+                log.error(
+                    "action not stored",
+                    table=room.id,
+                    version=room.version,
+                    error=type(failure).__name__,
+                    reason=reason,
+                )
+                await self._forget(room)
+                raise TableError("unavailable", "The move could not be saved; try again.") from None
+        raise AssertionError("unreachable: the last attempt raises")

@@ -10,6 +10,7 @@ locking).
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -598,11 +599,12 @@ class TableStore:
             await session.flush()
             return game.id, new
 
-    async def record_action(self, write: ActionWrite) -> int:
+    def record_action(self, write: ActionWrite) -> Coroutine[Any, Any, int]:
         """Append one accepted action, its snapshot and any finished hands, atomically;
         the table's new version. Committed together with the actions of other tables
-        that arrive meanwhile (`server.store.batch`), answered once committed."""
-        return await self._actions.submit(write)
+        that arrive meanwhile (`server.store.batch`), answered once committed. (The
+        group commit's own coroutine, not one awaiting it: it is on every move's path.)"""
+        return self._actions.submit(write)
 
     async def add_chat(
         self, table_id: str, old: int, seat: int | None, name: str, text: str
