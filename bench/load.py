@@ -511,9 +511,10 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
     """Every live table plays its share of `rate` for `seconds`."""
     start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
     server = side.server()
+    # The metrics are read outside the CPU window on both ends: the scrape is not play.
+    inside_before = await inside_timings(http)
     server_before = cpu_seconds(server)
     kernel_before = kernel_seconds(server)
-    inside_before = await inside_timings(http)
     if side.clients is not None:
         shares = await side.clients.play(rate, start, seconds)
     else:
