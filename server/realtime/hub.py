@@ -1074,28 +1074,20 @@ class TableHub:
             except VersionConflict:
                 raise
             except Exception as failure:
-                reason = str(failure).splitlines()[0][:200] if str(failure) else None
+                retry = delay is not None
+                ERRORS.labels(where="store_retry" if retry else "store").inc()
+                (log.warning if retry else log.error)(
+                    "action not stored, trying again" if retry else "action not stored",
+                    table=write.table_id,
+                    version=write.old_version,
+                    error=type(failure).__name__,
+                    # The driver's words ("database is locked"); statement values are
+                    # hidden by the engine (hide_parameters), so no card or token shows.
+                    reason=str(failure).splitlines()[0][:200] if str(failure) else None,
+                )
                 if delay is not None:
-                    ERRORS.labels(where="store_retry").inc()
-                    log.warning(
-                        "action not stored, trying again",
-                        table=write.table_id,
-                        version=write.old_version,
-                        error=type(failure).__name__,
-                        # The driver's words ("database is locked"); statement values are
-                        # hidden by the engine (hide_parameters), so no card or token shows.
-                        reason=reason,
-                    )
                     await asyncio.sleep(delay)
                     continue
-                ERRORS.labels(where="store").inc()
-                log.error(
-                    "action not stored",
-                    table=room.id,
-                    version=room.version,
-                    error=type(failure).__name__,
-                    reason=reason,
-                )
                 await self._forget(room)
                 raise TableError("unavailable", "The move could not be saved; try again.") from None
         raise AssertionError("unreachable: the last attempt raises")
