@@ -70,6 +70,7 @@ from server.realtime.pubsub import TableNotices
 from server.realtime.room import Listener, Room, public_table
 from server.realtime.rooms import Rooms
 from server.settings import Settings
+from server.store.batch import LandedFailed
 from server.store.repository import (
     ActionWrite,
     ChatLine,
@@ -869,10 +870,16 @@ class TableHub:
 
         `write` stores it: the store raises the table's version and answers with the new
         version (or the stored chat line, which carries it). Only once it has landed does
-        `change` apply the answer to the room in memory. Then every socket hears of it (a
-        chat line as it is, anything else as each socket's own `state`), other processes
-        get a notice, and bots, the turn timer and the host watch do what it asks."""
+        `_landed` apply it to the room and tell every socket; then `_announce`."""
         stored = await write
+        self._landed(room, change, stored)
+        await self._announce(room, follow=isinstance(stored, int))
+
+    def _landed(self, room: Room, change: Callable[[Stored], None], stored: Stored) -> None:
+        """A change that has landed: `change` applies the store's answer to the room in
+        memory, and every socket hears of it (a chat line as it is, anything else as each
+        socket's own `state`). A move's comes here straight from the step that committed
+        it (`GroupCommit.submit`'s `landed`)."""
         change(stored)
         room.touched = time.monotonic()
         if isinstance(stored, int):
@@ -881,8 +888,12 @@ class TableHub:
         else:
             room.version = stored["version"]
             self._tell(room, chat_message(stored))
+
+    async def _announce(self, room: Room, follow: bool = True) -> None:
+        """After a change has landed: other processes get a notice, and (`follow`: not
+        after a chat line) bots, the turn timer and the host watch do what it asks."""
         await self.notices.publish(room.id, room.version)
-        if isinstance(stored, int):
+        if follow:
             self._follow(room)
 
     def _broadcast(self, room: Room) -> None:
@@ -1059,19 +1070,26 @@ class TableHub:
                 OPEN_TABLES.dec()
                 log.info("game over", table=room.id, version=version, winner=game.winner)
 
-        await self._commit(room, self._stored_or_forgotten(room, write), change)
+        def landed(version: int) -> None:
+            self._landed(room, change, version)
 
-    async def _stored_or_forgotten(self, room: Room, write: ActionWrite) -> int:
+        await self._stored_or_forgotten(room, write, landed)
+        await self._announce(room)
+
+    async def _stored_or_forgotten(
+        self, room: Room, write: ActionWrite, landed: Callable[[int], None]
+    ) -> int:
         """Commit one action, trying again after a failure that may pass (a busy SQLite
         file, a dropped connection): each attempt is a whole transaction or nothing. A
         commit that did land before its answer was lost shows up as a VersionConflict.
         After the last failure the room is forgotten (`_forget`) and the move refused as
-        `unavailable`. (One coroutine, not one for the retries inside another: it is on
+        `unavailable`. `landed` is called once the action has landed, from the step that
+        committed it. (One coroutine, not one for the retries inside another: it is on
         every move's path.)"""
         for delay in (*WRITE_RETRY_DELAYS, None):
             try:
-                return await self.store.record_action(write)
-            except VersionConflict:
+                return await self.store.record_action(write, landed)
+            except (VersionConflict, LandedFailed):
                 raise
             except Exception as failure:
                 retry = delay is not None

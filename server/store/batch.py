@@ -24,6 +24,13 @@ coming: taking it from the pool for each batch would cost two more round trips a
 nothing waits, and after a failure, so that the writes committed again one by one take
 one the pool has checked.
 
+A caller may also hand `submit` a `landed` callback: it is called with the write's new
+version as soon as the transaction has landed, in the step that committed it (the writer
+task's, or the caller's own when the write went alone). The table server broadcasts the
+new state there, without waiting one more turn of the event loop for the caller to wake
+up: under load each turn of the loop is a few milliseconds, and a move that takes three
+of them instead of four lets every table move a quarter faster.
+
 A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
 tell which of its writes conflicted) is rolled back and its writes are committed again
 one by one, so that one bad write fails only its own table.
@@ -58,12 +65,19 @@ MAX_BATCH = 256
 _SQLITE_WRITER = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
 
 
+class LandedFailed(Exception):
+    """A write landed, but its `landed` callback raised (the cause): the write is not to be
+    tried again."""
+
+
 class Ambiguous(Exception):
     """A batch cannot tell which of its writes did not land (a multi-row UPDATE matched
     fewer rows than it has writes): commit them one by one to find out."""
 
 
 WriteAll = Callable[[Writer, list[Write]], Outcomes]
+# Called with a write's new version once it has landed (see the module's docstring).
+Landed = Callable[[int], None]
 
 
 class HeldSQLite:
@@ -120,7 +134,7 @@ class GroupCommit(Generic[Write]):
         self._file = HeldSQLite(file) if file is not None else None
         if self._inline is not None and self._file is not None:
             event.listen(engine.sync_engine, "engine_disposed", self._close_held)
-        self._waiting: list[tuple[Write, asyncio.Future[int]]] = []
+        self._waiting: list[tuple[Write, asyncio.Future[int], Landed | None]] = []
         self._writer: asyncio.Task[None] | None = None
         # PostgreSQL: the connection this burst of batches writes on (None between bursts).
         self._connection: AsyncConnection | None = None
@@ -129,8 +143,10 @@ class GroupCommit(Generic[Write]):
         self.batches = 0
         self.writes = 0
 
-    async def submit(self, write: Write) -> int:
-        """Commit `write` with whatever else is waiting; its new version once committed."""
+    async def submit(self, write: Write, landed: Landed | None = None) -> int:
+        """Commit `write` with whatever else is waiting; its new version once committed.
+        `landed`, if given, is called with that version first, in the step that committed
+        it; should it raise, the caller gets `LandedFailed`."""
         loop = asyncio.get_running_loop()
         if self._inline is not None and not self._waiting and _alone(loop):
             lock = self._write_lock()
@@ -141,9 +157,11 @@ class GroupCommit(Generic[Write]):
                 if outcome is not None:
                     if isinstance(outcome, Exception):
                         raise outcome
+                    if landed is not None:
+                        _call(landed, outcome)
                     return outcome
         answer: asyncio.Future[int] = loop.create_future()
-        self._waiting.append((write, answer))
+        self._waiting.append((write, answer, landed))
         if self._writer is None or self._writer.done():
             # The task ends when nothing waits: no task outlives the writes (nor its loop).
             self._writer = loop.create_task(self._drain())
@@ -194,8 +212,8 @@ class GroupCommit(Generic[Write]):
             with contextlib.suppress(Exception):  # a connection that died closes as it can
                 await connection.close()
 
-    async def _commit(self, batch: list[tuple[Write, asyncio.Future[int]]]) -> None:
-        writes = [write for write, _ in batch]
+    async def _commit(self, batch: list[tuple[Write, asyncio.Future[int], Landed | None]]) -> None:
+        writes = [write for write, _, _ in batch]
         try:
             async with self._write_lock():
                 outcomes = await self._transaction(writes)
@@ -208,7 +226,15 @@ class GroupCommit(Generic[Write]):
             return
         self.batches += 1
         self.writes += len(batch)
-        for (_write, answer), outcome in zip(batch, outcomes, strict=True):
+        for (_write, answer, landed), outcome in zip(batch, outcomes, strict=True):
+            # A caller that stopped waiting (cancelled) has let go of its table: its
+            # callback is not run behind the back of whoever holds the table now.
+            if landed is not None and isinstance(outcome, int) and not answer.done():
+                try:
+                    _call(landed, outcome)
+                except LandedFailed as failure:
+                    _settle(answer, failure)
+                    continue
             _settle(answer, outcome)
 
     async def _transaction(self, writes: list[Write]) -> Outcomes:
@@ -248,6 +274,13 @@ def is_busy(refusal: Exception) -> bool:
     """Whether SQLite refused because another connection holds the file."""
     words = str(getattr(refusal, "orig", refusal)).lower()
     return "locked" in words or "busy" in words
+
+
+def _call(landed: Landed, version: int) -> None:
+    try:
+        landed(version)
+    except Exception as problem:
+        raise LandedFailed(f"after commit: {type(problem).__name__}") from problem
 
 
 def _settle(answer: asyncio.Future[int], outcome: int | BaseException) -> None:

@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
 
 from server.engine import Rules
-from server.store.batch import Ambiguous, GroupCommit, Outcomes
+from server.store.batch import Ambiguous, GroupCommit, Landed, Outcomes
 from server.store.db import session_factory
 from server.store.models import (
     ActionRow,
@@ -599,12 +599,16 @@ class TableStore:
             await session.flush()
             return game.id, new
 
-    def record_action(self, write: ActionWrite) -> Coroutine[Any, Any, int]:
+    def record_action(
+        self, write: ActionWrite, landed: Landed | None = None
+    ) -> Coroutine[Any, Any, int]:
         """Append one accepted action, its snapshot and any finished hands, atomically;
         the table's new version. Committed together with the actions of other tables
-        that arrive meanwhile (`server.store.batch`), answered once committed. (The
-        group commit's own coroutine, not one awaiting it: it is on every move's path.)"""
-        return self._actions.submit(write)
+        that arrive meanwhile (`server.store.batch`), answered once committed; `landed`
+        is called with the new version as soon as it has landed (`GroupCommit.submit`).
+        (The group commit's own coroutine, not one awaiting it: it is on every move's
+        path.)"""
+        return self._actions.submit(write, landed)
 
     async def add_chat(
         self, table_id: str, old: int, seat: int | None, name: str, text: str

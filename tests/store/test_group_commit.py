@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from server.engine import Game, Rules
-from server.store.batch import HeldSQLite
+from server.store.batch import HeldSQLite, LandedFailed
 from server.store.db import create_engine, migrate, sqlite_file_engine
 from server.store.models import ActionRow
 from server.store.repository import (
@@ -108,6 +108,56 @@ async def test_a_conflict_in_a_batch_refuses_only_its_own_table(store):
         else:
             assert answer == 3
             assert await logged(store, game) == 1
+
+
+async def test_each_write_of_a_batch_is_announced_in_the_step_that_committed_it(store):
+    """`landed` runs with the write's new version before any caller of the batch wakes
+    up (the broadcast does not wait one more turn of the loop), once per write that
+    landed; a conflicting write's is never called, and a callback that raises fails its
+    own caller (`LandedFailed`, not tried again) and nobody else's."""
+    games = {f"t-landed-{n}": await started(store, f"t-landed-{n}") for n in range(5)}
+    stale, broken = "t-landed-1", "t-landed-3"
+    heard: list[tuple[str, int]] = []
+    woken: list[str] = []
+
+    def landed(table: str):
+        def call(version: int) -> None:
+            assert woken == []  # in the committing step: no caller has resumed yet
+            heard.append((table, version))
+            if table == broken:
+                raise RuntimeError("a broadcast that fails")
+
+        return call
+
+    async def move(table: str, game: int) -> int:
+        try:
+            return await store.record_action(
+                bid(table, game, 1 if table == stale else 2), landed(table)
+            )
+        finally:
+            woken.append(table)
+
+    answers = await asyncio.gather(
+        *(move(table, game) for table, game in games.items()), return_exceptions=True
+    )
+    assert sorted(heard) == [(table, 3) for table in games if table != stale]
+    assert isinstance(answers[1], VersionConflict)
+    assert isinstance(answers[3], LandedFailed)
+    assert isinstance(answers[3].__cause__, RuntimeError)
+    assert [answers[n] for n in (0, 2, 4)] == [3, 3, 3]
+    # The broken callback's write landed all the same, once.
+    assert (await store.load(broken)).version == 3
+    assert await logged(store, games[broken]) == 1
+
+
+async def test_a_lone_write_is_announced_before_its_caller_goes_on(sqlite_store):
+    game = await started(sqlite_store, "t-lone-landed")
+    heard: list[int] = []
+    assert await sqlite_store.record_action(bid("t-lone-landed", game, 2), heard.append) == 3
+    assert heard == [3]
+    with pytest.raises(VersionConflict):
+        await sqlite_store.record_action(bid("t-lone-landed", game, 2), heard.append)
+    assert heard == [3]
 
 
 async def test_a_failing_write_in_a_batch_fails_alone(store):
