@@ -125,3 +125,27 @@ def test_load_search_with_two_client_processes_finds_a_rate(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr[-2000:]
     found = re.search(r"with p99 < 50 ms.*: spades ([\d,]+) actions/s", result.stdout)
     assert found and int(found[1].replace(",", "")) >= 10, result.stdout
+
+
+def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: Path) -> None:
+    """Two search rounds, both servers each, our message limit lifted: each round's
+    highest rates and their ratio, then the median of the ratios."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--search",
+         "--rate", "10", "--step-seconds", "0.5", "--rounds", "2",
+         "--message-limit", "1000/second"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    rounds = re.findall(
+        r"^round \d: (spades|relay) first, highest rate ([\d,]+)/s \(relay ([\d,]+)/s, "
+        r"([\d.]+)x\)$",
+        result.stdout,
+        re.M,
+    )
+    assert [first for first, *_ in rounds] == ["spades", "relay"], result.stdout
+    ratios = sorted(float(found[3]) for found in rounds)
+    median = re.search(
+        r"highest rate's ratio to the relay, median of 2 rounds: ([\d.]+)x", result.stdout
+    )
+    assert median and float(median[1]) == pytest.approx(sum(ratios) / 2, abs=0.01), result.stdout
