@@ -115,24 +115,13 @@ def test_load_with_the_stall_watchdog_and_deflate_writes_what_the_loop_waited_on
     assert re.search(r"young generation now: \d+ objects", report), report
 
 
-def test_load_search_with_two_client_processes_finds_a_rate(tmp_path: Path) -> None:
-    """The rate search, its tables held and played by two load client processes."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--search",
-         "--rate", "10", "--step-seconds", "0.5", "--clients", "2", "--no-relay"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
-    found = re.search(r"with p99 < 50 ms.*: spades ([\d,]+) actions/s", result.stdout)
-    assert found and int(found[1].replace(",", "")) >= 10, result.stdout
-
-
 def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: Path) -> None:
-    """Two search rounds, both servers each, our message limit lifted: each round's
-    highest rates and their ratio, then the median of the ratios."""
+    """Two search rounds, both servers each, their tables held and played by two load
+    client processes, our message limit lifted: each round's highest rates and their
+    ratio, then the median of the ratios."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--search",
-         "--rate", "10", "--step-seconds", "0.5", "--rounds", "2",
+         "--rate", "200", "--step-seconds", "0.3", "--rounds", "2", "--clients", "2",
          "--message-limit", "1000/second"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
