@@ -866,7 +866,9 @@ class TableHub:
         write: Awaitable[Stored],
         change: Callable[[Stored], None],
     ) -> None:
-        """Every change to a table ends here, under its room's lock, once validated.
+        """Every change to a table but a move ends here, under its room's lock, once
+        validated (a move's `_record` takes the same two halves, `_landed` from the step
+        that commits it, then `_announce`).
 
         `write` stores it: the store raises the table's version and answers with the new
         version (or the stored chat line, which carries it). Only once it has landed does

@@ -233,8 +233,7 @@ class GroupCommit(Generic[Write]):
                 try:
                     _call(landed, outcome)
                 except LandedFailed as failure:
-                    _settle(answer, failure)
-                    continue
+                    outcome = failure
             _settle(answer, outcome)
 
     async def _transaction(self, writes: list[Write]) -> Outcomes:
