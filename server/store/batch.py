@@ -149,7 +149,7 @@ class GroupCommit(Generic[Write]):
         it; should it raise, the caller gets `LandedFailed`."""
         loop = asyncio.get_running_loop()
         if self._inline is not None and not self._waiting and _alone(loop):
-            lock = self._write_lock()
+            lock = self._write_lock(loop)
             if isinstance(lock, asyncio.Lock) and not lock.locked():
                 # Nothing else could join a batch: write it now, in the caller's own step
                 # (no writer task, no future, no two more turns of the loop to wait for).
@@ -198,9 +198,10 @@ class GroupCommit(Generic[Write]):
             if held is not None:
                 held.close()
 
-    def _write_lock(self) -> AbstractAsyncContextManager[Any]:
-        """`write_lock(engine)`, looked up once per event loop (it is taken every batch)."""
-        loop = asyncio.get_running_loop()
+    def _write_lock(self, loop: asyncio.AbstractEventLoop) -> AbstractAsyncContextManager[Any]:
+        """`write_lock(engine)`, looked up once per event loop (it is taken every batch).
+        The caller passes the running loop it has already looked up: each lookup is a
+        system call (asyncio checks the process id), on every move's path."""
         if self._lock_loop is not loop:
             self._lock, self._lock_loop = write_lock(self.engine), loop
         return self._lock
@@ -215,7 +216,7 @@ class GroupCommit(Generic[Write]):
     async def _commit(self, batch: list[tuple[Write, asyncio.Future[int], Landed | None]]) -> None:
         writes = [write for write, _, _ in batch]
         try:
-            async with self._write_lock():
+            async with self._write_lock(asyncio.get_running_loop()):
                 outcomes = await self._transaction(writes)
         except Exception as failure:
             if len(batch) == 1:
