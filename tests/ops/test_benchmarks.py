@@ -24,6 +24,16 @@ RUNS = {
             r"of it the sqlite3 transaction\s+\d+ us a move",
         ],
     ),
+    "cold": (
+        ["--count", "5", "--gap", "1"],
+        [
+            r"median CPU us of one step: back to back, then after 1 ms asleep",
+            r"the act's transaction \(bump, log row, COMMIT\)\s+[\d.]+\s+[\d.]+  x[\d.]+",
+            r"locks held \(locking_mode=EXCLUSIVE\)\s+[\d.]+\s+[\d.]+",
+            r"no version bump \(one page\)\s+[\d.]+\s+[\d.]+",
+            r"pwrite64 x4 \(two frames\)\s+[\d.]+\s+[\d.]+",
+        ],
+    ),
     "engine": (
         ["--seconds", "0.05", "--decisions", "50", "--games", "1", "--presets", "standard"],
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],
