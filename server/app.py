@@ -157,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 
     app.add_middleware(BodyLimit, timeout=settings.body_timeout_seconds)
+    app.add_middleware(sockets.KeepServerSend)
     add_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(tables.router)

@@ -31,7 +31,7 @@ import orjson
 import structlog
 from fastapi import WebSocket, WebSocketDisconnect
 from limits import RateLimitItem, parse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
 from server.observability import ERRORS, SOCKETS_DROPPED
@@ -510,19 +510,52 @@ async def refuse(websocket: WebSocket, code: int, reason: str, why: str) -> None
     await websocket.close(code, reason)
 
 
+# Where `KeepServerSend` leaves a WebSocket's ASGI `send` as the server gave it.
+SERVER_SEND = "spades.server_send"
+
+
+class KeepServerSend:
+    """Middleware that leaves a WebSocket's ASGI `send`, as the server hands it to the app,
+    in its scope (`SERVER_SEND`), for `TableSocketEndpoint` to send states on. Starlette's
+    exception middleware, further in, wraps `send` in a coroutine of its own that only
+    notes that a response has started: a state sent through it runs one coroutine more
+    per socket, five a move at a table with one spectator. Added with `add_middleware`,
+    this sits outside that middleware and inside Starlette's outermost one, which leaves
+    a WebSocket's `send` as it is. Not a coroutine itself: a WebSocket keeps no frame of it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        if scope["type"] == "websocket":
+            scope[SERVER_SEND] = send
+        return self.app(scope, receive, send)
+
+
 class TableSocketEndpoint:
     """The endpoint at TABLE_SOCKET_PATH as a plain ASGI app (an object, so that
-    Starlette's WebSocketRoute serves it as one): states are sent to the connection's
-    ASGI `send` itself, and the conversation's coroutine sits under fewer frames than a
-    FastAPI WebSocket route's, whose session wrappers it passes through at every message."""
+    Starlette's WebSocketRoute serves it as one): states are sent to the server's own
+    ASGI `send` (`KeepServerSend`; the one given here when that is not in the app),
+    frames are read from `receive` itself, and the conversation's coroutine sits under
+    fewer frames than a FastAPI WebSocket route's, whose session wrappers it passes
+    through at every message."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         websocket = WebSocket(scope, receive=receive, send=send)
-        await table_socket(websocket, scope["path_params"]["table_id"], send)
+        await table_socket(
+            websocket, scope["path_params"]["table_id"], scope.get(SERVER_SEND, send), receive
+        )
 
 
-async def table_socket(websocket: WebSocket, table_id: str, send: Send | None = None) -> None:
-    """One WebSocket's conversation; `send`: its ASGI send, for the states."""
+async def table_socket(
+    websocket: WebSocket,
+    table_id: str,
+    send: Send | None = None,
+    receive: Receive | None = None,
+) -> None:
+    """One WebSocket's conversation; `send`: its ASGI send, for the states; `receive`:
+    its ASGI receive, read directly once the socket is accepted (`websocket.receive`
+    checks the socket's state and calls it, a coroutine more per message)."""
     # One coroutine for the whole conversation, not one for the checks awaiting another:
     # each socket holds its frames for as long as it is open.
     guard: SocketGuard = websocket.app.state.socket_guard
@@ -558,8 +591,11 @@ async def table_socket(websocket: WebSocket, table_id: str, send: Send | None = 
 
         try:
             while True:
-                raw = await websocket.receive()
-                if raw["type"] == "websocket.disconnect":
+                raw = await (websocket.receive() if receive is None else receive())
+                if raw["type"] != "websocket.receive":
+                    # A disconnect, as `websocket.receive` would have marked it (an
+                    # accepted socket's receive gives nothing else).
+                    websocket.client_state = WebSocketState.DISCONNECTED
                     break
                 # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
                 # act's id; a frame that is not even a message spends the budget all the same.

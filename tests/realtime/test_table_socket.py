@@ -427,3 +427,23 @@ async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_dr
     listener = SocketListener(websocket, "t-asgi", not_async)  # type: ignore[arg-type]
     listener.send(Frame('{"type":"state","version":5}'))
     assert websocket.texts == ['{"type":"state","version":5}']
+
+
+async def test_states_go_to_the_servers_own_send_and_a_closed_socket_is_let_go(served, http):
+    """A table socket's states are written to the ASGI `send` uvicorn gave the connection
+    (`KeepServerSend`), not through Starlette's wrapper of it; its frames are read from
+    the connection's `receive` itself, and a client that closes is let go all the same."""
+    app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    spectator = TableClient(address, table_id)
+    await spectator.connect()
+    room = await app.state.hub.room(table_id)
+    (listener,) = room.listeners
+    assert isinstance(listener, SocketListener)
+    assert type(listener.send_asgi.__self__).__module__.startswith("uvicorn.protocols")
+    await spectator.close()
+    for _ in range(100):
+        if not room.listeners:
+            break
+        await asyncio.sleep(0.02)
+    assert not room.listeners
