@@ -80,6 +80,8 @@ from __future__ import annotations
 import random
 from typing import Any, cast
 
+import orjson
+
 from server.engine.actions import (
     ACTION_FIELDS,
     PHASE_ACTION,
@@ -156,6 +158,9 @@ class Game:
         # snapshots; one hand only, so that a long-lived game keeps no growing record.
         self._hands_played: dict[int, tuple[list[tuple[int, int]], int]] = {}
         self._log: list[tuple[int, str, Any]] = []
+        # The JSON of each `_log` entry so far, as `state_json` writes it (the log only
+        # grows: each entry is encoded once per game object).
+        self._log_json: list[bytes] = []
         self.winner: int | None = None
         self.hand_number = 0
         self.dealer = (dealer - 1) % players
@@ -227,6 +232,19 @@ class Game:
             self._hands = [[INDEX[code] for code in codes] for codes in self._hand_codes]
             self._hands_fresh = True
         return self._hands
+
+    @property
+    def hand_sizes(self) -> list[int]:
+        """How many cards each seat holds (read from whichever record is current, so that
+        no seat's cards are rebuilt for it)."""
+        return [len(cards) for cards in (self._hands if self._hands_fresh else self._hand_codes)]
+
+    def hand(self, seat: int) -> list[int]:
+        """``hands[seat]``, rebuilding only that seat's ints when they are stale (a fresh
+        list then; the engine's own otherwise: read it, do not change it)."""
+        if self._hands_fresh:
+            return self._hands[seat]
+        return [INDEX[code] for code in self._hand_codes[seat]]
 
     @property
     def scores(self) -> list[dict[str, int]]:
@@ -450,6 +468,30 @@ class Game:
         Holds every secret (hands, stock, seed): keep it on the server, never send it.
         The dict is a fresh copy: changing it does not change the game.
         """
+        return self._state(
+            [copy_result(result) for result in self.hand_results],
+            [[seat, action_dict(kind, value)] for seat, kind, value in self._log],
+        )
+
+    def state_json(self) -> bytes:
+        """``orjson.dumps(self.to_state())``, made without copying what it encodes at once:
+        the finished hands are read as they are, and each log entry's JSON is made once
+        per game, so that a snapshot after every hand costs the hand's new entries, not
+        a copy of the whole log. The same secrets as ``to_state()``.
+
+        >>> game = Game(Rules.preset("standard"), seed=4)
+        >>> _ = game.act(game.turn[0], game.legal(game.turn[0])[0])
+        >>> game.state_json() == orjson.dumps(game.to_state())
+        True
+        """
+        log_json = self._log_json
+        for seat, kind, value in self._log[len(log_json) :]:
+            log_json.append(orjson.dumps([seat, action_dict(kind, value)]))
+        log = orjson.Fragment(b"[%s]" % b",".join(log_json))
+        return orjson.dumps(self._state(self.hand_results, log))
+
+    def _state(self, hand_results: list[dict[str, Any]], log: Any) -> dict[str, Any]:
+        """`to_state()`'s keys, with `hand_results` and `log` as given."""
         return {
             "format": STATE_FORMAT,
             "rules": self.rules.model_dump(),
@@ -480,8 +522,8 @@ class Game:
             "last_trick": None
             if self._last_trick is None
             else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
-            "hand_results": [copy_result(result) for result in self.hand_results],
-            "log": [[seat, action] for seat, action in self.log],
+            "hand_results": hand_results,
+            "log": log,
         }
 
     @classmethod
@@ -535,6 +577,7 @@ class Game:
         game.hand_results = [copy_result(result) for result in data["hand_results"]]
         game._hands_played = {}
         game._log = [logged_action(seat, action) for seat, action in data["log"]]
+        game._log_json = []
         if game.phase == "play":
             game._build_hand_codes()
         return game

@@ -63,7 +63,7 @@ def _moving(game: Game, played: Any, last_trick: Any) -> dict[str, Any]:
     return {
         "phase": game.phase,
         "turn": game.turn,
-        "hand_sizes": [len(cards) for cards in game.hands],
+        "hand_sizes": game.hand_sizes,
         "trick": seat_cards(game.trick),
         "last_trick": last_trick,
         "played": played,
@@ -195,7 +195,7 @@ class SeatEncoder:
             return orjson.dumps(seat_part(game, seat))[:-1]
         if game is not self._game or game.hand_number != self._hand_number:
             self._game, self._hand_number, self._kept = game, game.hand_number, {}
-        size = len(game.hands[seat])
+        size = game.hand_sizes[seat]
         kept = self._kept.get(seat)
         if kept is None or kept[0] != size:
             # Sliced, so a copy of its own size: what orjson.dumps returns holds a buffer
@@ -224,7 +224,7 @@ def seat_part(game: Game, seat: int | None) -> dict[str, Any]:
     its legal actions and its draw card; the keys ``SEAT_KEYS``."""
     hand = None
     if seat is not None and not (game.phase == "blind" and seat in game.pending):
-        hand = game.card_order.sorted_codes(game.hands[seat])
+        hand = game.card_order.sorted_codes(game.hand(seat))
     return {
         "seat": seat,
         "hand": hand,
@@ -239,7 +239,7 @@ def _legal(game: Game, seat: int | None) -> list[dict[str, Any]]:
         return []
     if game.phase == "pass" and seat in game.turn:
         return pass_actions(
-            game.card_order.sorted_codes(game.hands[seat]), game.rules.blind_nil_pass, compact=True
+            game.card_order.sorted_codes(game.hand(seat)), game.rules.blind_nil_pass, compact=True
         )
     return game.legal(seat)
 

@@ -127,6 +127,11 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
         for other in set(range(n)) - set(game.turn):
             assert game.legal(other) == []
         if steps % 7 == 0:
+            # Read before `hands`, which would make the card lists they may skip fresh.
+            sizes, own = game.hand_sizes, [list(game.hand(other)) for other in range(n)]
+            assert sizes == [len(cards) for cards in game.hands] and own == game.hands
+            # A snapshot's JSON, made from the entries kept since the last one.
+            assert game.state_json() == orjson.dumps(game.to_state())
             check_every_legal_action_accepted(game, seat, legal)
             check_wrong_action_refused(game, seat, data.draw(st.sampled_from(WRONG_ACTIONS)))
             for viewer in [None, *range(n)]:
@@ -151,8 +156,10 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
                     assert all(side["bags"] == 0 for side in after)
     assert encoder.json(game) == orjson.dumps(public_view(game))
     assert game.scores == scores
+    assert game.state_json() == orjson.dumps(game.to_state())
     if copy is not None:
         assert copy.to_state() == game.to_state()
+        assert copy.state_json() == game.state_json()
     replay = Game(rules, seed=seed)
     for seat, action in game.log:
         replay.act(seat, action)
