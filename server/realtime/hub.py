@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
+import orjson
 import structlog
 
 from server.engine import Game, IllegalAction, Rules
@@ -1043,8 +1044,9 @@ class TableHub:
             seq=room.seq + 1,
             seat=seat,
             action=action,
-            # A snapshot after each finished hand; resuming replays the log after it.
-            snapshot=game.to_state() if results or over else None,
+            # A snapshot after each finished hand; resuming replays the log after it. Its
+            # JSON as made by the game (the JSON column writes a Fragment as it is).
+            snapshot=orjson.Fragment(game.state_json()) if results or over else None,
             new_hands=[
                 hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
                 for result in results

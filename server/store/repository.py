@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     CursorResult,
     Table,
@@ -228,7 +229,8 @@ class ActionWrite:
     seq: int
     seat: int
     action: dict[str, Any]
-    snapshot: dict[str, Any] | None
+    # `Game.to_state()`, or its JSON as an orjson.Fragment (the JSON column writes it as is).
+    snapshot: dict[str, Any] | orjson.Fragment | None
     new_hands: list[dict[str, Any]]
     first_hand_number: int
     winner: int | None
