@@ -95,7 +95,8 @@ def sqlite_file_engine(engine: AsyncEngine, wait: bool = True) -> Engine | None:
     """A synchronous engine (sqlite3 itself, no thread of its own) on the SQLite file of
     `engine`, set up the same way (WAL, busy timeout, `BEGIN IMMEDIATE`, orjson), for the
     store's group commit (`server.store.batch`). `wait=False`: no busy timeout, a file
-    another process holds is refused at once (for writes made on the event loop itself).
+    another process holds is refused at once, and the WAL is checkpointed only past
+    `LOOP_CHECKPOINT_PAGES` (for writes made on the event loop itself).
     None for PostgreSQL or an in-memory database, which another connection would not
     share."""
     url = engine.url
@@ -113,15 +114,23 @@ def sqlite_file_engine(engine: AsyncEngine, wait: bool = True) -> Engine | None:
     )
     event.listen(file, "connect", _sqlite_pragmas)
     if not wait:
-        event.listen(file, "connect", _no_busy_wait)
+        event.listen(file, "connect", _on_the_loop)
     # Its connection closes with the engine's own (the app's shutdown, a test's end).
     event.listen(engine.sync_engine, "engine_disposed", lambda _engine: file.dispose())
     return file
 
 
-def _no_busy_wait(dbapi_connection: Any, _record: Any) -> None:
+# The WAL's size, in pages, at which a connection on the event loop checkpoints it itself:
+# only a backstop, should the writer thread's checkpoints (`server.store.batch`) stop.
+LOOP_CHECKPOINT_PAGES = 20_000
+
+
+def _on_the_loop(dbapi_connection: Any, _record: Any) -> None:
+    """A connection written on the event loop waits neither for the file (no busy
+    timeout) nor for the disk (it leaves the WAL's checkpoints to the writer thread)."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA busy_timeout=0")
+    cursor.execute(f"PRAGMA wal_autocheckpoint={LOOP_CHECKPOINT_PAGES}")
     cursor.close()
 
 

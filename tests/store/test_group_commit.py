@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
+from structlog.testing import capture_logs
 
 from server.engine import Game, Rules
+from server.store import batch
 from server.store.batch import HeldSQLite, LandedFailed
-from server.store.db import create_engine, migrate, sqlite_file_engine
+from server.store.db import LOOP_CHECKPOINT_PAGES, create_engine, migrate, sqlite_file_engine
 from server.store.models import ActionRow
 from server.store.repository import (
     ActionWrite,
@@ -208,6 +211,59 @@ async def test_a_lone_action_on_sqlite_is_written_in_its_callers_own_step(sqlite
     assert (commit.batches, commit.writes) == (2, 2)  # the failed one was rolled back
     assert (await store.load("t-lone")).version == 3
     assert await logged(store, game) == 1
+
+
+async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
+    sqlite_store, monkeypatch
+):
+    """The connection written on the event loop leaves the WAL's checkpoints (copies and
+    fsyncs) to the writer thread: its own is a backstop far above SQLite's default, and
+    every CHECKPOINT_EVERY of its transactions one passive checkpoint runs in the thread
+    and copies the WAL into the file. A checkpoint that fails is logged, and the next one
+    is asked for as usual."""
+    monkeypatch.setattr(batch, "CHECKPOINT_EVERY", 3)
+    store = sqlite_store
+    game = await started(store, "t-checkpoint")
+    commit = store._actions
+    assert commit._file is not None and commit._inline is not None
+    made: list[tuple[str, tuple[int, int, int]]] = []
+    real = commit._file.checkpoint
+    failures = [RuntimeError("the disk said no")]
+
+    def checkpoint() -> tuple[int, int, int]:
+        if failures:
+            raise failures.pop()
+        answer = real()
+        made.append((threading.current_thread().name, answer))
+        return answer
+
+    monkeypatch.setattr(commit._file, "checkpoint", checkpoint)
+
+    async def settled() -> None:
+        while commit._checkpointing is not None:
+            await asyncio.sleep(0.01)
+
+    with capture_logs() as logs:
+        for version in range(2, 5):  # three transactions on the loop: the first ask fails
+            write = replace(bid("t-checkpoint", game, version), seq=version)
+            assert await store.record_action(write) == version + 1
+        await settled()
+    assert (commit.checkpoints, made) == (0, [])
+    assert [(e["event"], e["error"]) for e in logs] == [("WAL checkpoint failed", "RuntimeError")]
+    for version in range(5, 8):  # three more: the next one is made
+        write = replace(bid("t-checkpoint", game, version), seq=version)
+        assert await store.record_action(write) == version + 1
+    await settled()
+    assert commit.checkpoints == 1
+    [(thread, (busy, logged_pages, copied))] = made
+    assert thread.startswith("sqlite-writer")
+    assert busy == 0 and logged_pages > 0 and copied == logged_pages
+    loop_connection = commit._inline.raw
+    assert loop_connection is not None
+    pages = loop_connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    assert pages == LOOP_CHECKPOINT_PAGES > 1000
+    assert (await store.load("t-checkpoint")).version == 8
+    assert await logged(store, game) == 6
 
 
 async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlite_store):
