@@ -19,13 +19,17 @@ around the group commit, its sqlite3 transaction, the frames, the engine's move)
 parts timed by wrapping them in this process only. `--calls` counts the function calls
 of the measured moves (a profile hook: Python functions entered, a coroutine resumed
 counting again, and C functions called), a measure of how much code a move runs that
-does not depend on how busy the machine is.
+does not depend on how busy the machine is. `--disk` times, on the clock, each call the
+event loop's thread makes into SQLite (a batch's transaction, with any checkpoint SQLite
+makes in its commit; a checkpoint the loop makes itself) and prints their spread: every
+table waits while one runs.
 
     .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
     .venv/bin/python bench/act_path.py --repeats 5 --together 8
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500  # a cold loop
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500 --split
     .venv/bin/python bench/act_path.py --together 1 --actions 1000 --repeats 1 --calls
+    .venv/bin/python bench/act_path.py --together 16 --actions 4000 --disk
     .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
 """
 
@@ -39,6 +43,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -103,6 +108,31 @@ def time_parts() -> None:
                     SPENT[_l] += time.thread_time() - started
 
             setattr(owner, name, timed)
+
+
+# --disk: the wall time of each call into SQLite made on the event loop's thread.
+DISK_WAITS: list[float] = []
+
+
+def time_disk() -> None:
+    """Wrap HeldSQLite's calls so that those made on the main thread (the event loop's)
+    are timed on the clock into DISK_WAITS; the writer thread's are left alone."""
+    for name in ("write", "checkpoint"):
+        original = getattr(HeldSQLite, name, None)
+        if original is None:  # a commit before the loop made checkpoints of its own
+            continue
+
+        @functools.wraps(original)
+        def timed(*args: Any, _o: Any = original) -> Any:
+            if threading.current_thread() is not threading.main_thread():
+                return _o(*args)
+            started = time.perf_counter()
+            try:
+                return _o(*args)
+            finally:
+                DISK_WAITS.append(time.perf_counter() - started)
+
+        setattr(HeldSQLite, name, timed)
 
 
 class Mailbox:
@@ -205,6 +235,7 @@ async def main(arguments: argparse.Namespace) -> None:
             # A warm-up round: caches, the statement cache, the first snapshots.
             await run(hub, tables, min(arguments.actions, 4 * arguments.tables), 8, 0)
             SPENT.clear()
+            DISK_WAITS.clear()
             if arguments.calls:
                 sys.setprofile(count_call)
             figures = [
@@ -229,6 +260,16 @@ async def main(arguments: argparse.Namespace) -> None:
             f"calls per move (the profile hook slows the moves; their CPU is not comparable): "
             f"{CALLS['python'] / moves:.0f} Python, {CALLS['C'] / moves:.0f} C"
         )
+    if arguments.disk and DISK_WAITS:
+        moves = arguments.actions * arguments.repeats
+        waits = sorted(DISK_WAITS)
+        p50, p99 = waits[len(waits) // 2], waits[int(len(waits) * 0.99)]
+        print(
+            f"the loop's calls into SQLite: {len(waits)}, p50 {p50 * 1e6:.0f} us, "
+            f"p99 {p99 * 1e6:.0f} us, max {waits[-1] * 1e3:.1f} ms; "
+            f"over 2 ms: {sum(wait > 0.002 for wait in waits)}; "
+            f"{sum(waits) / moves * 1e6:.0f} us a move in all"
+        )
     if arguments.split:
         moves = arguments.actions * arguments.repeats
         for _owner, _name, label in PARTS:
@@ -245,6 +286,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--gap", type=float, default=0.0, help="ms idle after each round")
     parser.add_argument("--split", action="store_true", help="where each move's CPU went")
     parser.add_argument("--calls", action="store_true", help="function calls per move")
+    parser.add_argument("--disk", action="store_true", help="the loop's waits on SQLite")
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--database-url", help="another database than a fresh SQLite file")
     return parser.parse_args(argv)
@@ -254,4 +296,6 @@ if __name__ == "__main__":
     arguments = parse()
     if arguments.split:
         time_parts()
+    if arguments.disk:
+        time_disk()
     asyncio.run(main(arguments))

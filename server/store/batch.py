@@ -24,13 +24,18 @@ coming: taking it from the pool for each batch would cost two more round trips a
 nothing waits, and after a failure, so that the writes committed again one by one take
 one the pool has checked.
 
-The WAL's checkpoints, which copy its pages into the database file and wait for the disk
-twice (its `fsync`s), are not made on the event loop either: the connection there checks
-its WAL only as a backstop (`PRAGMA wal_autocheckpoint`, far above SQLite's 1,000 pages),
-and every `CHECKPOINT_EVERY` of its transactions a passive checkpoint is handed to the
-writer thread, whose connection waits for the disk while the loop goes on (sqlite3 lets go
-of the GIL meanwhile). Made on the loop, each took 4 to 10 ms at a few thousand moves a
-second, a stall of every table.
+The WAL's checkpoints, which copy its pages into the database file (about 7 ms for
+SQLite's default 1,000 pages on this kind of disk) and wait for it twice (`fsync`), are
+not made on the event loop either. The connection there checkpoints its WAL itself only
+as a backstop (`PRAGMA wal_autocheckpoint`, far above SQLite's 1,000 pages); every
+`CHECKPOINT_EVERY` of its transactions a passive checkpoint is handed to the writer thread,
+whose connection copies the pages while the loop goes on (sqlite3 lets go of the GIL
+meanwhile). The loop's writes go on meanwhile too, so under load such a checkpoint never
+catches up with the end of the WAL, and a WAL starts over from its beginning only once
+all of it has been copied: after a checkpoint that found the WAL `FINISH_PAGES` long or
+more, the loop's connection itself copies the few pages written since, after its next
+transaction, and the WAL starts over. Made on the loop, each checkpoint stalled every table
+4 to 10 ms at a few thousand moves a second.
 
 A caller may also hand `submit` a `landed` callback: it is called with the write's new
 version as soon as the transaction has landed, in the step that committed it (the writer
@@ -76,6 +81,8 @@ MAX_BATCH = 256
 _SQLITE_WRITER = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
 # Transactions on the event loop's connection between two checkpoints in the writer thread.
 CHECKPOINT_EVERY = 200
+# A WAL found this long (pages) by the writer thread's checkpoint is finished on the loop.
+FINISH_PAGES = 4000
 
 
 class LandedFailed(Exception):
@@ -171,6 +178,9 @@ class GroupCommit(Generic[Write]):
         self._since_checkpoint = 0
         self._checkpointing: Future[tuple[int, int, int]] | None = None
         self.checkpoints = 0
+        # Set by the writer thread's checkpoint: the loop's connection copies the rest.
+        self._finish_due = False
+        self.finished = 0
 
     async def submit(self, write: Write, landed: Landed | None = None) -> int:
         """Commit `write` with whatever else is waiting; its new version once committed.
@@ -227,6 +237,14 @@ class GroupCommit(Generic[Write]):
         """One more transaction committed on the loop's connection: every
         `CHECKPOINT_EVERY`, a checkpoint goes to the writer thread (unless one is still
         under way there)."""
+        if self._finish_due and self._inline is not None:
+            self._finish_due = False
+            try:
+                self._inline.checkpoint()
+            except sqlite3.Error as problem:
+                log.warning("WAL checkpoint failed", error=type(problem).__name__)
+            else:
+                self.finished += 1
         self._since_checkpoint += 1
         if self._since_checkpoint < CHECKPOINT_EVERY or self._checkpointing is not None:
             return
@@ -239,13 +257,16 @@ class GroupCommit(Generic[Write]):
 
     def _checkpointed(self, done: Future[tuple[int, int, int]]) -> None:
         """In the writer thread: a checkpoint has ended (a failure is logged; the next
-        one is asked for as usual, and the backstop still holds the WAL's size)."""
+        one is asked for as usual, and the backstop still holds the WAL's size). A long
+        WAL is left for the loop's connection to finish."""
         self._checkpointing = None
         problem = done.exception()
         if problem is not None:
             log.warning("WAL checkpoint failed", error=type(problem).__name__)
             return
         self.checkpoints += 1
+        _busy, logged, _copied = done.result()
+        self._finish_due = logged >= FINISH_PAGES
 
     def _close_held(self, _engine: Engine) -> None:
         if self._inline is not None:

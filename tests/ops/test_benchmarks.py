@@ -16,10 +16,14 @@ pytestmark = pytest.mark.slow
 
 RUNS = {
     "act_path": (
-        ["--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1", "--split", "--calls"],
+        [
+            *("--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1"),
+            *("--split", "--calls", "--disk"),
+        ],
         [
             r"act path: 2 tables",
             r"calls per move \(.*\): [1-9]\d* Python, [1-9]\d* C",
+            r"the loop's calls into SQLite: [1-9]\d*, p50 \d+ us, p99 \d+ us, max [\d.]+ ms",
             r"CPU per move: best \d+ us, median \d+ us",
             r"of it the sqlite3 transaction\s+\d+ us a move",
         ],

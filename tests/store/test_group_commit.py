@@ -266,6 +266,40 @@ async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
     assert await logged(store, game) == 6
 
 
+async def test_a_long_wal_is_finished_by_the_loops_own_connection(sqlite_store, monkeypatch):
+    """Under load the writer thread's checkpoint never reaches the end of a WAL the loop
+    keeps writing, and a WAL starts over only once all of it is copied: when the thread
+    found it FINISH_PAGES long or more, the loop's connection copies the rest itself,
+    once, right after its next transaction."""
+    monkeypatch.setattr(batch, "CHECKPOINT_EVERY", 2)
+    monkeypatch.setattr(batch, "FINISH_PAGES", 1)
+    store = sqlite_store
+    game = await started(store, "t-finish")
+    commit = store._actions
+    assert commit._inline is not None
+    threads: list[str] = []
+    real = commit._inline.checkpoint
+
+    def on_the_loop() -> tuple[int, int, int]:
+        threads.append(threading.current_thread().name)
+        return real()
+
+    monkeypatch.setattr(commit._inline, "checkpoint", on_the_loop)
+    for version in range(2, 4):  # the second asks the thread for a checkpoint
+        write = replace(bid("t-finish", game, version), seq=version)
+        assert await store.record_action(write) == version + 1
+    while commit._checkpointing is not None:
+        await asyncio.sleep(0.01)
+    assert (commit.checkpoints, commit.finished, threads) == (1, 0, [])
+    write = replace(bid("t-finish", game, 4), seq=4)
+    assert await store.record_action(write) == 5  # then the loop finishes the WAL
+    assert (commit.finished, threads) == (1, [threading.main_thread().name])
+    write = replace(bid("t-finish", game, 5), seq=5)
+    assert await store.record_action(write) == 6  # once only
+    assert commit.finished == 1
+    assert await logged(store, game) == 4
+
+
 async def test_an_action_waits_for_another_process_holding_the_sqlite_file(sqlite_store):
     store = sqlite_store
     game = await started(store, "t-held")
