@@ -234,9 +234,9 @@ class GroupCommit(Generic[Write]):
         return outcomes[0]
 
     def _count_inline(self) -> None:
-        """One more transaction committed on the loop's connection: every
-        `CHECKPOINT_EVERY`, a checkpoint goes to the writer thread (unless one is still
-        under way there)."""
+        """One more transaction committed on the loop's connection: a long WAL the writer
+        thread's last checkpoint left is finished here, and every `CHECKPOINT_EVERY`, a
+        checkpoint goes to the writer thread (unless one is still under way there)."""
         if self._finish_due and self._inline is not None:
             self._finish_due = False
             try:
@@ -259,14 +259,15 @@ class GroupCommit(Generic[Write]):
         """In the writer thread: a checkpoint has ended (a failure is logged; the next
         one is asked for as usual, and the backstop still holds the WAL's size). A long
         WAL is left for the loop's connection to finish."""
-        self._checkpointing = None
         problem = done.exception()
         if problem is not None:
             log.warning("WAL checkpoint failed", error=type(problem).__name__)
-            return
-        self.checkpoints += 1
-        _busy, logged, _copied = done.result()
-        self._finish_due = logged >= FINISH_PAGES
+        else:
+            self.checkpoints += 1
+            _busy, logged, _copied = done.result()
+            self._finish_due = logged >= FINISH_PAGES
+        # Last: the loop reads it as the checkpoint's end, its outcome noted by then.
+        self._checkpointing = None
 
     def _close_held(self, _engine: Engine) -> None:
         if self._inline is not None:
