@@ -19,6 +19,16 @@ picks a legal action from its own view. An action's latency runs from sending it
 every socket of the table has received the state with the new version. A finished game
 is rematched, so the load stays steady.
 
+The client does no more with a state than the measurement needs, the same for both
+servers: it reads the version from the message's first bytes (`"type"`, then
+`"version"`, as both servers write it; any other message is decoded whole), and decodes a
+player's state only when it looks at it (whose turn, the acting seat's legal actions, the
+game's status): one or two of the table's five states an action. Decoding all five, and
+freeing the decoded state each replaces, took nearly half the client's CPU, and far more on
+the table server's states than on the relay's, then a padded string. The relay's states
+are now one of the table server's, recorded (bench/relay.py): a decode costs the client
+the same on both.
+
 Figures: achieved actions/s, latency p50/p99/p99.9, errors by code, the server's own
 act -> broadcast time (its /metrics histogram), server CPU per action (psutil: the
 server's CPU seconds over the run / actions), memory per table (server RSS growth while
@@ -119,6 +129,9 @@ DECISION_LINES = re.compile(
     r"^spades_bot_decision_seconds(_bucket|_count|_sum)\{([^}]*)\} ([0-9.e+-]+)$", re.M
 )
 LABEL = re.compile(r'(\w+)="([^"]*)"')
+# A state message's first bytes, as both servers write them: its version, read without
+# decoding the rest (a message that does not start so is decoded whole).
+STATE_HEAD = re.compile(r'\{"type":"state","version":(\d+),')
 CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
 
 
@@ -129,8 +142,19 @@ class Socket:
     token: str | None
     ws: Any = None
     version: int | None = None
-    message: dict[str, Any] | None = None  # the latest state (players only)
+    raw: str | None = None  # the latest state as received (players only)
+    decoded: dict[str, Any] | None = None  # `raw` decoded, once something looked at it
     reader: asyncio.Task[None] | None = None  # held, so that the task is not collected
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The latest state (players only), decoded on first look."""
+        if self.decoded is None and self.raw is not None:
+            self.decoded = orjson.loads(self.raw)
+        return self.decoded
+
+    def received(self, raw: str) -> None:
+        self.raw, self.decoded = raw, None
 
 
 @dataclass
@@ -159,12 +183,25 @@ class Table:
             self.awaited = None
             self.done.set()
 
+    def latest(self) -> dict[str, Any] | None:
+        """The state of the player who received the highest version (an action's turn and
+        the game's status are in every seat's state of a version alike)."""
+        players = [socket for socket in self.players if socket.raw is not None]
+        if not players:
+            return None
+        return max(players, key=lambda socket: socket.version or 0).message
+
     def over(self) -> bool:
-        return any(s.message and s.message["table"]["status"] == "over" for s in self.players)
+        message = self.latest()
+        return message is not None and message["table"]["status"] == "over"
 
     def choose(self) -> tuple[Socket, dict[str, Any]] | None:
         """A seat whose own view lets it act now, and its action."""
+        message = self.latest()
+        turn = message["state"]["turn"] if message and message["state"] else []
         for socket in self.players:
+            if socket.seat not in turn:
+                continue
             view = socket.message["state"] if socket.message else None
             if view and socket.seat in view["turn"] and view["legal"]:
                 return socket, pick(view, self.rng)
@@ -277,18 +314,23 @@ async def read(side: Side, socket: Socket) -> None:
     table = socket.table
     try:
         async for raw in socket.ws:
-            message = orjson.loads(raw)
-            kind = message["type"]
-            if kind == "state":
-                side.state_bytes += len(raw)
-                side.states += 1
-                socket.version = message["version"]
-                if socket.seat is not None:
-                    socket.message = message
-                table.seen()
-            elif kind == "error":
-                table.refused = message["code"]
-                table.done.set()
+            state = STATE_HEAD.match(raw)
+            if state is None:
+                message = orjson.loads(raw)
+                if message["type"] == "error":
+                    table.refused = message["code"]
+                    table.done.set()
+                if message["type"] != "state":
+                    continue
+                version = message["version"]
+            else:
+                version = int(state[1])
+            side.state_bytes += len(raw)
+            side.states += 1
+            socket.version = version
+            if socket.seat is not None:
+                socket.received(raw)
+            table.seen()
     except websockets.ConnectionClosed:
         pass
     finally:

@@ -1,0 +1,111 @@
+"""bench/load.py's client does the same small work on both servers' states: it reads each
+state's version from its first bytes and decodes a player's state only when it looks at
+it; the relay's states have the shape of the table server's (bench/relay.py)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+import pytest
+
+from bench import load, relay
+from server.app import create_app
+from server.engine import Rules
+from server.realtime.room import Frame
+from server.settings import Settings
+
+
+class Mailbox:
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.texts: list[str] = []
+
+    def send(self, message: Any) -> None:
+        # As a socket sends it: a frame's text, any other message encoded by orjson.
+        text = message.text if isinstance(message, Frame) else orjson.dumps(message).decode()
+        if orjson.loads(text)["type"] == "state":
+            self.texts.append(text)
+
+    async def close(self, code: int, reason: str) -> None:
+        return None
+
+
+async def played_states(settings: Settings, moves: int) -> tuple[list[Mailbox], list[Mailbox]]:
+    """The frames the table server sent four players and a spectator over `moves` moves."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        hub = app.state.hub
+        room, _invite, _host = await hub.create_table("load", Rules.preset("standard"), True)
+        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(4)]
+        players = [Mailbox() for _ in tokens]
+        for player, token in zip(players, tokens, strict=True):
+            await hub.join(room, player, token)
+        watcher = Mailbox()
+        await hub.join(room, watcher, None)
+        rng = random.Random(5)
+        for _ in range(moves):
+            seat = room.game.turn[0]
+            view = orjson.loads(players[seat].texts[-1])["state"]
+            await hub.act(room, players[seat], load.pick(view, rng))
+    return players, [watcher]
+
+
+async def test_the_version_is_read_from_the_first_bytes_of_every_state_sent(settings):
+    players, watchers = await played_states(settings, 20)
+    texts = [text for box in (*players, *watchers) for text in box.texts]
+    assert len(texts) > 5 * 20
+    texts.append(relay.RelayTable("t1", version=731, turn=2).state())
+    for text in texts:
+        head = load.STATE_HEAD.match(text)
+        assert head is not None, text[:80]
+        assert int(head[1]) == orjson.loads(text)["version"]
+    # What does not start so is not read as a state.
+    assert load.STATE_HEAD.match('{"type":"error","code":"stale","version":3}') is None
+
+
+async def test_the_relays_state_is_shaped_as_the_servers(settings):
+    players, _watchers = await played_states(settings, 8)
+    ours = orjson.loads(players[0].texts[-1])
+    recorded = relay.RECORDED
+    # Recorded again when the table server's state grows or loses a part.
+    assert set(recorded) == set(ours)
+    assert set(recorded["state"]) == set(ours["state"])
+    assert set(recorded["table"]) == set(ours["table"])
+
+
+@pytest.mark.parametrize("size", [2000, 2723, 4000])
+def test_the_relays_state_has_the_size_asked_for_and_its_own_version_and_turn(size):
+    table = relay.RelayTable("abc", version=57, turn=3)
+    table.text = relay.template(table.id, size)
+    text = table.state()
+    assert abs(len(text) - size) <= 20
+    message = orjson.loads(text)
+    assert (message["type"], message["version"], message["seat"]) == ("state", 57, None)
+    assert message["state"]["turn"] == [3]
+    assert message["table"]["id"] == "abc" and message["table"]["version"] == 57
+    assert message["state"]["legal"] == relay.RECORDED["state"]["legal"]
+    assert message["table"]["rules"] == relay.RECORDED["table"]["rules"]
+    table.version, table.turn = 58, 0
+    assert orjson.loads(table.state())["state"]["turn"] == [0]
+
+
+async def test_a_players_state_is_decoded_only_when_looked_at(settings):
+    players, _watchers = await played_states(settings, 12)
+    table = load.Table("t", ["a", "b", "c", "d"], random.Random(1))
+    sockets = [load.Socket(table, seat, None) for seat in range(4)]
+    table.sockets = [*sockets, load.Socket(table, None, None)]
+    for socket, box in zip(sockets, players, strict=True):
+        socket.version = orjson.loads(box.texts[-1])["version"]
+        socket.received(box.texts[-1])
+    assert all(socket.decoded is None for socket in sockets)
+
+    chosen = table.choose()
+    assert chosen is not None
+    actor, action = chosen
+    view = orjson.loads(players[actor.seat].texts[-1])["state"]
+    assert actor.seat in view["turn"] and action in view["legal"]
+    # The latest state for the turn, and the acting seat's own: no more than two of four.
+    assert sum(socket.decoded is not None for socket in sockets) <= 2
+    assert not table.over()
