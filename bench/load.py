@@ -27,7 +27,8 @@ game's status): one or two of the table's five states an action. Decoding all fi
 freeing the decoded state each replaces, took nearly half the client's CPU, and far more on
 the table server's states than on the relay's, then a padded string. The relay's states
 are now one of the table server's, recorded (bench/relay.py): a decode costs the client
-the same on both.
+the same on both (`--relay-state padding` for the padded string, to compare with figures
+measured so).
 
 Figures: achieved actions/s, latency p50/p99/p99.9, errors by code, the server's own
 act -> broadcast time (its /metrics histogram), server CPU per action (psutil: the
@@ -1060,7 +1061,7 @@ async def measure_ours(
 
 async def measure_relay(args: argparse.Namespace, state_bytes: int, say: Any) -> dict[str, Any]:
     """One measurement of the relay, its state messages padded to `state_bytes`."""
-    relay_env = {"RELAY_STATE_BYTES": str(state_bytes)}
+    relay_env = {"RELAY_STATE_BYTES": str(state_bytes), "RELAY_STATE": args.relay_state}
     with served(RELAY_APP, relay_env, deflate=args.deflate == "on") as relay:
         say(f"relay pid {relay.pid}, state messages of {state_bytes} bytes")
         return await measure(Side("relay", relay.url, relay.pid, args), say)
@@ -1265,6 +1266,13 @@ def main() -> int:
         choices=("on", "off"),
         default="off",
         help="per-message deflate on both servers (off: as spades serve; uvicorn's own: on)",
+    )
+    parser.add_argument(
+        "--relay-state",
+        choices=("recorded", "padding"),
+        default="recorded",
+        help="the relay's state: one of ours, recorded (default), or the rounds before "
+        "13dd2df's padded string, cheaper for the client to decode",
     )
     parser.add_argument(
         "--stalls",

@@ -9,8 +9,10 @@ table server's own states (`bench/relay_state.json`, recorded in the middle of a
 its version and turn the relay's, cut or padded to `RELAY_STATE_BYTES` (bench/load.py sets
 it to the mean size of the table server's state messages): the relay pays for the same
 bytes on the wire and nothing else, and a client that decodes a state spends on it what
-it spends on one of the table server's (a string of padding costs a decoder a sixth of
-that).
+it spends on one of the table server's. The recorded state's table and rules stay
+whatever the size: it is never under about 1.6 KB. `RELAY_STATE=padding` sends instead
+a few keys and a string of padding, as the relay did before: a decoder spends a sixth of
+that on it.
 
 bench/load.py serves it with the same uvicorn command line as the table server:
 
@@ -52,10 +54,11 @@ def filling(size: int) -> dict[str, Any]:
     return state
 
 
-def template(table_id: str, size: int) -> str:
-    """A table's state message with `%d` where its version (twice) and turn go, encoded
-    once: each action only formats three numbers into it, as the table server keeps the
-    steady parts of its own states encoded between moves."""
+def template(size: int) -> str:
+    """The state message with `%d` where a table's version (twice) and turn go and `%s`
+    where its id goes, encoded once for every table: each action only formats them into
+    it, as the table server keeps the steady parts of its own states encoded between
+    moves."""
     state = filling(size - 20)
     steady = {key: value for key, value in state["state"].items() if key != "turn"}
     table = {key: value for key, value in state["table"].items() if key not in ("id", "version")}
@@ -68,14 +71,34 @@ def template(table_id: str, size: int) -> str:
     def inside(part: dict[str, Any]) -> str:  # a JSON object's members, without braces
         return orjson.dumps(part).decode()[1:-1].replace("%", "%%")
 
-    text = (
+    return pad(
         '{"type":"state","version":%d,"seat":null,'
         f'"state":{{"turn":[%d],{inside(steady)}}},'
-        f'"table":{{"version":%d,"id":{orjson.dumps(table_id).decode()},{inside(table)}}},'
-        f'{inside(rest)},"pad":""}}'
+        f'"table":{{"version":%d,"id":"%s",{inside(table)}}},'
+        f'{inside(rest)},"pad":""}}',
+        size,
     )
-    padding = max(0, size - len(text % (100, 0, 100)))
+
+
+def padded(size: int) -> str:
+    """`template` as the relay's message was before: the keys the client reads, and a
+    string of padding."""
+    return pad(
+        '{"type":"state","version":%d,"seat":null,'
+        '"state":{"turn":[%d],"hand":["AS"],"legal":[{"type":"play","card":"AS"}]},'
+        '"table":{"version":%d,"id":"%s","status":"playing"},"pad":""}',
+        size,
+    )
+
+
+def pad(text: str, size: int) -> str:
+    """`text`, ending in an empty `"pad"`, padded to `size` bytes once formatted (for a
+    table id of 8 characters, as `create_table` makes, at version 100)."""
+    padding = max(0, size - len(text % (100, 0, 100, "x" * 8)))
     return text[:-2] + "x" * padding + '"}'
+
+
+TEMPLATE = (padded if os.environ.get("RELAY_STATE") == "padding" else template)(STATE_BYTES)
 
 
 @dataclass
@@ -85,14 +108,10 @@ class RelayTable:
     turn: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
     sockets: set[WebSocket] = field(default_factory=set)
-    text: str = ""
 
-    def __post_init__(self) -> None:
-        self.text = template(self.id, STATE_BYTES)
-
-    def state(self) -> str:
-        """The state message of the current version."""
-        return self.text % (self.version, self.turn, self.version)
+    def state(self, text: str = TEMPLATE) -> str:
+        """The state message of the current version (`text`: another template)."""
+        return text % (self.version, self.turn, self.version, self.id)
 
 
 TABLES: dict[str, RelayTable] = {}

@@ -78,8 +78,7 @@ async def test_the_relays_state_is_shaped_as_the_servers(settings):
 @pytest.mark.parametrize("size", [2000, 2723, 4000])
 def test_the_relays_state_has_the_size_asked_for_and_its_own_version_and_turn(size):
     table = relay.RelayTable("abc", version=57, turn=3)
-    table.text = relay.template(table.id, size)
-    text = table.state()
+    text = table.state(relay.template(size))
     assert abs(len(text) - size) <= 20
     message = orjson.loads(text)
     assert (message["type"], message["version"], message["seat"]) == ("state", 57, None)
@@ -88,7 +87,7 @@ def test_the_relays_state_has_the_size_asked_for_and_its_own_version_and_turn(si
     assert message["state"]["legal"] == relay.RECORDED["state"]["legal"]
     assert message["table"]["rules"] == relay.RECORDED["table"]["rules"]
     table.version, table.turn = 58, 0
-    assert orjson.loads(table.state())["state"]["turn"] == [0]
+    assert orjson.loads(table.state(relay.template(size)))["state"]["turn"] == [0]
 
 
 async def test_a_players_state_is_decoded_only_when_looked_at(settings):
@@ -109,3 +108,13 @@ async def test_a_players_state_is_decoded_only_when_looked_at(settings):
     # The latest state for the turn, and the acting seat's own: no more than two of four.
     assert sum(socket.decoded is not None for socket in sockets) <= 2
     assert not table.over()
+
+
+def test_the_relays_padded_state_as_before_has_the_size_and_what_the_client_reads():
+    table = relay.RelayTable("abc", version=9, turn=1)
+    text = table.state(relay.padded(2723))
+    assert abs(len(text) - 2723) <= 20
+    message = orjson.loads(text)
+    assert load.STATE_HEAD.match(text)[1] == "9"
+    assert message["state"]["turn"] == [1] and message["state"]["legal"]
+    assert message["table"] == {"version": 9, "id": "abc", "status": "playing"}
