@@ -22,7 +22,11 @@ counting again, and C functions called), a measure of how much code a move runs 
 does not depend on how busy the machine is. `--disk` times, on the clock, each call the
 event loop's thread makes into SQLite (a batch's transaction, with any checkpoint SQLite
 makes in its commit; a checkpoint the loop makes itself) and prints their spread: every
-table waits while one runs.
+table waits while one runs. `--waking N` then times N moves alone (this thread's CPU
+around each move, its median) after each way of waiting `--gap` ms (10 if not given):
+none (back to back), asleep, spinning on the clock (the core kept busy, little memory
+touched), and spinning while writing over 8 MiB (the core busy, its caches evicted); it
+tells how much of a cold move is the core waking from sleep and how much is caches.
 
     .venv/bin/python bench/act_path.py                       # 50 tables, 2,000 moves, x3
     .venv/bin/python bench/act_path.py --repeats 5 --together 8
@@ -30,6 +34,7 @@ table waits while one runs.
     .venv/bin/python bench/act_path.py --together 1 --gap 10 --actions 500 --split
     .venv/bin/python bench/act_path.py --together 1 --actions 1000 --repeats 1 --calls
     .venv/bin/python bench/act_path.py --together 16 --actions 4000 --disk
+    .venv/bin/python bench/act_path.py --actions 200 --repeats 1 --waking 600
     .venv/bin/python bench/act_path.py --tables 2 --actions 40 --repeats 1   # a smoke run
 """
 
@@ -215,6 +220,44 @@ async def run(
     return (time.process_time() - started) / done
 
 
+# --waking: how the loop waits before each timed move, as (label, how).
+WAITS = (
+    ("back to back", "none"),
+    ("asleep", "sleep"),
+    ("spinning on the clock", "spin"),
+    ("spinning over 8 MiB", "thrash"),
+)
+THRASH = bytearray(8 << 20)
+ZEROS = bytes(len(THRASH) // 64)
+
+
+async def wait(how: str, seconds: float) -> None:
+    if how == "sleep":
+        await asyncio.sleep(seconds)
+        return
+    end = time.perf_counter() + seconds if how != "none" else 0.0
+    while time.perf_counter() < end:
+        if how == "thrash":
+            THRASH[::64] = ZEROS  # a byte in each 64-byte line: every line of 8 MiB
+
+
+async def waking(hub: Any, tables: list[Table], count: int, gap: float) -> dict[str, float]:
+    """The median CPU (this thread's, microseconds) of one move alone after each of WAITS."""
+    rng = random.Random(0)
+    medians = {}
+    for label, how in WAITS:
+        spent: list[int] = []
+        turn = 0
+        while len(spent) < count:  # a rematch is not a move: it is not counted
+            await wait(how, gap)
+            started = time.thread_time_ns()
+            if await move(hub, tables[turn % len(tables)], rng):
+                spent.append(time.thread_time_ns() - started)
+            turn += 1
+        medians[label] = statistics.median(spent) / 1000
+    return medians
+
+
 async def main(arguments: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         url = arguments.database_url or f"sqlite+aiosqlite:///{Path(scratch) / 'act.db'}"
@@ -243,6 +286,11 @@ async def main(arguments: argparse.Namespace) -> None:
                 for repeat in range(arguments.repeats)
             ]
             sys.setprofile(None)
+            woken = (
+                await waking(hub, tables, arguments.waking, (arguments.gap or 10) / 1000)
+                if arguments.waking
+                else {}
+            )
     micro = [figure * 1e6 for figure in figures]
     print(
         f"act path: {arguments.tables} tables x (4 players + {arguments.spectators} watching), "
@@ -270,6 +318,13 @@ async def main(arguments: argparse.Namespace) -> None:
             f"over 2 ms: {sum(wait > 0.002 for wait in waits)}; "
             f"{sum(waits) / moves * 1e6:.0f} us a move in all"
         )
+    if woken:
+        print(
+            f"one move alone, median CPU of {arguments.waking} after waiting "
+            f"{arguments.gap or 10:g} ms:"
+        )
+        for label, spent in woken.items():
+            print(f"  {label:24} {spent:6.0f} us  x{spent / woken['back to back']:.1f}")
     if arguments.split:
         moves = arguments.actions * arguments.repeats
         for _owner, _name, label in PARTS:
@@ -287,6 +342,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--split", action="store_true", help="where each move's CPU went")
     parser.add_argument("--calls", action="store_true", help="function calls per move")
     parser.add_argument("--disk", action="store_true", help="the loop's waits on SQLite")
+    parser.add_argument(
+        "--waking", type=int, default=0, help="moves timed alone after each way of waiting"
+    )
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--database-url", help="another database than a fresh SQLite file")
     return parser.parse_args(argv)

@@ -18,7 +18,7 @@ RUNS = {
     "act_path": (
         [
             *("--tables", "2", "--actions", "40", "--repeats", "1", "--gap", "1"),
-            *("--split", "--calls", "--disk"),
+            *("--split", "--calls", "--disk", "--waking", "6"),
         ],
         [
             r"act path: 2 tables",
@@ -26,6 +26,10 @@ RUNS = {
             r"the loop's calls into SQLite: [1-9]\d*, p50 \d+ us, p99 \d+ us, max [\d.]+ ms",
             r"CPU per move: best \d+ us, median \d+ us",
             r"of it the sqlite3 transaction\s+\d+ us a move",
+            r"one move alone, median CPU of 6 after waiting 1 ms:",
+            r"back to back\s+\d+ us  x1\.0",
+            r"asleep\s+\d+ us  x[\d.]+",
+            r"spinning over 8 MiB\s+\d+ us  x[\d.]+",
         ],
     ),
     "cold": (
