@@ -232,10 +232,12 @@ ZEROS = bytes(len(THRASH) // 64)
 
 
 async def wait(how: str, seconds: float) -> None:
+    if how == "none":
+        return
     if how == "sleep":
         await asyncio.sleep(seconds)
         return
-    end = time.perf_counter() + seconds if how != "none" else 0.0
+    end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         if how == "thrash":
             THRASH[::64] = ZEROS  # a byte in each 64-byte line: every line of 8 MiB
