@@ -13,9 +13,12 @@ small WAL transaction takes a fraction of a millisecond, less than handing it to
 thread and back (aiosqlite does that for every statement; under the GIL the other thread
 only takes turns with the loop anyway, and on a busy machine each hand-off waits to be
 scheduled). It runs on one sqlite3 connection held for the group commit's life, its
-statements compiled once (`server.store.statements.SQLiteWriter`). That connection never
-waits for the file: if another process (a `spades` command) holds it, the batch goes to
-one writer thread whose own held connection waits as long as the busy timeout.
+statements compiled once (`server.store.statements.SQLiteWriter`), its BEGIN and COMMIT
+too (`HeldSQLite.write`): at a low rate each move runs on cold caches, and compiling
+those two again for every transaction cost such a move about a fifth of its CPU. That
+connection never waits for the file: if another process (a `spades` command) holds it,
+the batch goes to one writer thread whose own held connection waits as long as the busy
+timeout.
 
 On PostgreSQL the same statements run on the async engine (`run_sync`: asyncpg, no
 thread), through SQLAlchemy (`CoreWriter`), on one connection kept while writes keep
@@ -115,14 +118,19 @@ class HeldSQLite:
         self.writer: SQLiteWriter | None = None
 
     def write(self, write_all: WriteAll[Write], writes: list[Write]) -> Outcomes:
-        """`write_all` in one transaction (sqlite3 opens it with `BEGIN IMMEDIATE` before
-        the first UPDATE), committed, or rolled back before the failure is raised."""
+        """`write_all` in one transaction (`BEGIN IMMEDIATE`), committed, or rolled back
+        before the failure is raised. BEGIN and COMMIT are statements of the connection's
+        cursor, compiled once in sqlite3's statement cache: sqlite3's own implicit BEGIN
+        and `commit()` compile theirs again for every transaction, which runs SQLite's
+        parser on every move (the connection is held in autocommit mode for that)."""
         raw, writer = self.raw, self.writer
         if raw is None or writer is None:
             raw, writer = self._open()
+        cursor = writer.cursor
         try:
+            cursor.execute("BEGIN IMMEDIATE")
             outcomes = write_all(writer, writes)
-            raw.commit()
+            cursor.execute("COMMIT")
         except BaseException:
             try:
                 raw.rollback()
@@ -134,6 +142,9 @@ class HeldSQLite:
     def _open(self) -> tuple[sqlite3.Connection, SQLiteWriter]:
         self.connection = self.file.raw_connection()
         raw = self.raw = self.connection.driver_connection
+        # Transactions begin and end in `write` (the connection is never handed back to
+        # the pool: `close` invalidates it).
+        raw.isolation_level = None
         writer = self.writer = SQLiteWriter(raw.cursor(), self.file.dialect, self.prepared)
         return raw, writer
 

@@ -213,6 +213,50 @@ async def test_a_lone_action_on_sqlite_is_written_in_its_callers_own_step(sqlite
     assert await logged(store, game) == 1
 
 
+async def test_a_lone_write_compiles_no_statement_once_its_statements_are_cached(sqlite_store):
+    """Every statement of a lone move's transaction, BEGIN and COMMIT included, comes from
+    sqlite3's statement cache: SQLite's parser does not run on a move's path (sqlite3's
+    implicit BEGIN and its `commit()` compile theirs again for every transaction). SQLite
+    calls an authorizer only while it compiles a statement. The transaction still opens
+    with BEGIN IMMEDIATE, ends committed, and a failed one is rolled back."""
+    store = sqlite_store
+    game = await started(store, "t-cached")
+    commit = store._actions
+    assert await store.record_action(bid("t-cached", game, 2)) == 3
+    held = commit._inline
+    assert held is not None and held.raw is not None
+    compiled: list[tuple[int, str | None]] = []
+
+    def authorize(action: int, first: str | None, *_rest: object) -> int:
+        compiled.append((action, first))
+        return sqlite3.SQLITE_OK
+
+    held.raw.set_authorizer(authorize)  # expires the cached statements: compiled again once
+    statements: list[str] = []
+    held.raw.set_trace_callback(statements.append)
+    write = replace(bid("t-cached", game, 3), seq=2)
+    assert await store.record_action(write) == 4
+    assert (sqlite3.SQLITE_TRANSACTION, "BEGIN") in compiled
+    assert (sqlite3.SQLITE_TRANSACTION, "COMMIT") in compiled
+    compiled.clear()
+    statements.clear()
+    write = replace(bid("t-cached", game, 4), seq=3)
+    assert await store.record_action(write) == 5
+    assert compiled == []
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT", statements
+    assert not held.raw.in_transaction
+    with pytest.raises(VersionConflict):
+        await store.record_action(replace(bid("t-cached", game, 4), seq=4))
+    with pytest.raises(sqlite3.IntegrityError):  # a log row for a game that does not exist
+        await store.record_action(bid("t-cached", 999_999, 5))
+    assert statements[-1] == "ROLLBACK" and not held.raw.in_transaction
+    held.raw.set_authorizer(None)
+    held.raw.set_trace_callback(None)
+    assert commit._writer is None  # all of them written on the loop, alone
+    assert (await store.load("t-cached")).version == 5
+    assert await logged(store, game) == 3
+
+
 async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
     sqlite_store, monkeypatch
 ):
