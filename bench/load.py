@@ -46,7 +46,10 @@ rounds' CPU ratios.
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
 `--step-seconds`, a failed step tried once more). `--stalls FILE` serves bench/stalls.py's
 watchdog around our app and writes what the event loop ran while it stalled (and the
-collector's pauses) during the play. `--profile` runs our server under
+collector's pauses) during the play. `--uncommitted FILE` is a what-if, never a server to
+run: our app with each lone move appended to FILE instead of committed to SQLite before
+its broadcast (bench/uncommitted.py), which tells the commit's part of our CPU a move
+at a low rate. `--profile` runs our server under
 `py-spy record` and prints the profile's path. `--bot-tables N` adds, on our server only,
 N tables of four bots (`--bot-level`, advanced by default) playing at bot delay 0 beside
 the measured tables (`--bot-preset` for another variant than theirs), each replaced by a
@@ -1047,6 +1050,9 @@ async def measure_ours(
         if args.stalls:
             app = ["bench.stalls:app"]
             env["STALLS_FILE"] = str(Path(args.stalls).resolve())
+        elif args.uncommitted:
+            app = ["bench.uncommitted:app"]
+            env["UNCOMMITTED_FILE"] = str(Path(args.uncommitted).resolve())
         with served(app, env, profile, args.deflate == "on") as server:
             say(f"spades server pid {server.pid} on {report['backend']}")
             result = await measure(Side("spades", server.url, server.pid, args), say)
@@ -1278,6 +1284,12 @@ def main() -> int:
         "--stalls",
         metavar="FILE",
         help="serve bench.stalls:app: what the event loop ran while it stalled, into FILE",
+    )
+    parser.add_argument(
+        "--uncommitted",
+        metavar="FILE",
+        help="a what-if: serve bench.uncommitted:app, each lone move appended to FILE "
+        "instead of committed to SQLite (not a server to run: see bench/uncommitted.py)",
     )
     parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
     where = parser.add_mutually_exclusive_group()

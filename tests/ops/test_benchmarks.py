@@ -3,11 +3,14 @@ that the scripts work against today's code, not how fast anything is)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,3 +161,25 @@ def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: P
         r"highest rate's ratio to the relay, median of 2 rounds: ([\d.]+)x", result.stdout
     )
     assert median and float(median[1]) == pytest.approx(sum(ratios) / 2, abs=0.01), result.stdout
+
+
+def test_load_uncommitted_what_if_appends_lone_moves_instead_of_committing_them(
+    tmp_path: Path,
+) -> None:
+    """The what-if server (bench/uncommitted.py) plays as ours does, each lone move a line
+    of the file (every field of its write) where ours would commit it; what it played is
+    then not in the database's action log."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--rate", "20",
+         "--seconds", "2", "--no-relay", "--uncommitted", "moves.jsonl",
+         "--database-url", f"sqlite+aiosqlite:///{tmp_path / 'what-if.db'}"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"errors spades: 0", result.stdout), result.stdout
+    moves = [orjson.loads(line) for line in (tmp_path / "moves.jsonl").read_bytes().splitlines()]
+    assert len(moves) >= 20, moves
+    assert {"table_id", "old_version", "action", "snapshot", "seats"} <= moves[0].keys()
+    with contextlib.closing(sqlite3.connect(tmp_path / "what-if.db")) as database:
+        logged = set(database.execute("SELECT game_id, seq FROM actions").fetchall())
+    assert not logged & {(move["game_id"], move["seq"]) for move in moves}
