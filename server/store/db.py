@@ -94,7 +94,8 @@ def create_engine(url: str) -> AsyncEngine:
 def sqlite_file_engine(engine: AsyncEngine, wait: bool = True) -> Engine | None:
     """A synchronous engine (sqlite3 itself, no thread of its own) on the SQLite file of
     `engine`, set up the same way (WAL, busy timeout, `BEGIN IMMEDIATE`, orjson), for the
-    store's group commit (`server.store.batch`). `wait=False`: no busy timeout, a file
+    store's group commit (`server.store.batch`, whose held connections run their own
+    `BEGIN IMMEDIATE` and `COMMIT` in autocommit mode). `wait=False`: no busy timeout, a file
     another process holds is refused at once, and the WAL is checkpointed only past
     `LOOP_CHECKPOINT_PAGES` (for writes made on the event loop itself).
     None for PostgreSQL or an in-memory database, which another connection would not
