@@ -34,6 +34,7 @@ from limits import RateLimitItem, parse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
+from server.api.wire import direct_protocol, write_text
 from server.observability import ERRORS, SOCKETS_DROPPED
 from server.realtime.errors import TableError
 from server.realtime.hub import Room, TableHub
@@ -114,6 +115,7 @@ class SocketListener:
 
     __slots__ = (
         "closer",
+        "direct",
         "dropped",
         "key",
         "queue",
@@ -132,6 +134,9 @@ class SocketListener:
         self.send_asgi: Callable[[Message], Coroutine[Any, Any, None]] | None = (
             send_asgi if send_asgi is not None and inspect.iscoroutinefunction(send_asgi) else None
         )
+        # uvicorn's sans-I/O protocol object behind that `send`, whose text frames
+        # `_send_now` writes itself when nothing stands in the way (`server.api.wire`).
+        self.direct = direct_protocol(send_asgi)
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
@@ -179,7 +184,13 @@ class SocketListener:
         """Run the socket's send of `item` up to its first wait: a send that completes at
         once costs no task; one that waits goes on in a new writer, which the queue is
         behind. A failure ends the socket as in `write`."""
-        text = item.text if isinstance(item, Frame) else self._text(item)
+        if (
+            isinstance(item, Frame)
+            and self.direct is not None
+            and write_text(self.direct, item.utf8())
+        ):
+            return
+        text = self._text(item)
         if text is None:
             self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
             return

@@ -62,11 +62,18 @@ class Frame(Mapping[str, Any]):
     layer sends `text` as it is. Read as a mapping (a listener in the process that looks
     into it), it is that text decoded, on first use: exactly what a socket receives."""
 
-    __slots__ = ("_message", "text")
+    __slots__ = ("_message", "_utf8", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._message: dict[str, Any] | None = None
+        self._utf8: bytes | None = None
+
+    def utf8(self) -> bytes:
+        """`text` encoded, once for all the sockets the frame goes to."""
+        if self._utf8 is None:
+            self._utf8 = self.text.encode()
+        return self._utf8
 
     def _decoded(self) -> dict[str, Any]:
         if self._message is None:
