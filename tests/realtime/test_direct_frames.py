@@ -24,7 +24,13 @@ from websockets.frames import Opcode
 from server.api.wire import text_frame
 from server.realtime.room import Frame
 from tests.realtime.players import create_table
-from tests.realtime.test_socket_limits import RawSocket, eventually, listeners, served_with
+from tests.realtime.test_socket_limits import (
+    RawSocket,
+    eventually,
+    listeners,
+    served_with,
+    watcher_of_a_new_table,
+)
 
 
 @pytest.fixture
@@ -99,12 +105,7 @@ async def test_a_state_that_must_wait_goes_through_uvicorn_and_the_rest_follow_i
     settings,
 ) -> None:
     async with served_with(settings) as (app, address):
-        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-            table_id = await create_table(http, {"preset": "standard"})
-        slow = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer=4096)
-        slow.send_json({"type": "hello", "token": None, "version": None})
-        await eventually(lambda: app.state.hub.rooms[table_id].listeners)
-        [listener] = await listeners(app, table_id)
+        slow, listener = await watcher_of_a_new_table(app, address, receive_buffer=4096)
         counted = CountedSends(listener.direct)
         # Nothing read: the first states go straight, until the transport holds back
         # writes; the next one goes through uvicorn's send (which waits: a writer finishes

@@ -175,6 +175,19 @@ async def listeners(app: Any, table_id: str) -> set[Any]:
     return set(room.listeners) if room is not None else set()
 
 
+async def watcher_of_a_new_table(
+    app: Any, address: str, receive_buffer: int | None = None
+) -> tuple[RawSocket, Any]:
+    """A raw socket that has said hello at a new table, and the server's listener of it."""
+    async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+        table_id = await create_table(http, {"preset": "standard"})
+    socket = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer)
+    socket.send_json({"type": "hello", "token": None, "version": None})
+    await eventually(lambda: app.state.hub.rooms[table_id].listeners)
+    [listener] = await listeners(app, table_id)
+    return socket, listener
+
+
 async def eventually(condition: Any, timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -284,12 +297,7 @@ async def test_an_overflowing_queue_is_dropped_and_closed_with_1008_at_once(serv
 
 async def test_a_send_that_must_wait_is_finished_and_the_rest_follow_in_order(settings):
     async with served_with(settings) as (app, address):
-        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-            table_id = await create_table(http, {"preset": "standard"})
-        slow = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer=4096)
-        slow.send_json({"type": "hello", "token": None, "version": None})
-        await eventually(lambda: app.state.hub.rooms[table_id].listeners)
-        [listener] = await listeners(app, table_id)
+        slow, listener = await watcher_of_a_new_table(app, address, receive_buffer=4096)
         # Nothing read yet: a few 64 KiB messages go at once, then one has to wait for the
         # peer (the writer finishes it) and the ones after it are queued behind it.
         pad = secrets.token_urlsafe(49152)
