@@ -77,13 +77,8 @@ async def texts_until(socket: RawSocket, count: int) -> list[dict[str, Any]]:
 
 async def test_states_go_straight_to_the_transport_and_arrive_whole(settings) -> None:
     async with served_with(settings) as (app, address):
-        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-            table_id = await create_table(http, {"preset": "standard"})
-        client = await RawSocket(address, f"/ws/tables/{table_id}").open()
-        client.send_json({"type": "hello", "token": None, "version": None})
-        await eventually(lambda: app.state.hub.rooms[table_id].listeners)
-        await texts_until(client, 1)
-        [listener] = await listeners(app, table_id)
+        client, listener = await watcher_of_a_new_table(app, address)
+        await texts_until(client, 1)  # the hello's answer
         assert listener.direct is not None, "a websockets-sansio connection is written directly"
         counted = CountedSends(listener.direct)
         # Each length form of a frame (1, 3 and 9 bytes), non-ASCII text included.
