@@ -58,26 +58,28 @@ class Listener(Protocol):
 
 
 class Frame(Mapping[str, Any]):
-    """A message as the JSON text made once for all the sockets it goes to: the socket
-    layer sends `text` as it is. Read as a mapping (a listener in the process that looks
-    into it), it is that text decoded, on first use: exactly what a socket receives."""
+    """A message as the JSON made once for all the sockets it goes to: the socket layer
+    sends `payload` (UTF-8) as it is. Read as a mapping (a listener in the process that
+    looks into it), it is that JSON decoded, on first use: exactly what a socket receives."""
 
-    __slots__ = ("_message", "_utf8", "text")
+    __slots__ = ("_message", "_text", "payload")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, payload: bytes) -> None:
+        self.payload = payload
         self._message: dict[str, Any] | None = None
-        self._utf8: bytes | None = None
+        self._text: str | None = None
 
-    def utf8(self) -> bytes:
-        """`text` encoded, once for all the sockets the frame goes to."""
-        if self._utf8 is None:
-            self._utf8 = self.text.encode()
-        return self._utf8
+    @property
+    def text(self) -> str:
+        """`payload` as text, decoded on first use (a socket written to directly never
+        needs it)."""
+        if self._text is None:
+            self._text = self.payload.decode()
+        return self._text
 
     def _decoded(self) -> dict[str, Any]:
         if self._message is None:
-            self._message = orjson.loads(self.text)
+            self._message = orjson.loads(self.payload)
         return self._message
 
     def __getitem__(self, key: str) -> Any:
@@ -397,7 +399,7 @@ class Room:
                 ).replace(b"{", b",", 1),
             )
         )
-        head = f'{{"type":"state","version":{self.version},"seat":'
+        head = b'{"type":"state","version":%d,"seat":' % self.version
         game = self.game
         # The part of the view every seat shares, made and encoded once per change (the
         # keys that move, braces dropped, and the steady ones); each seat's own part
@@ -407,8 +409,8 @@ class Room:
             moving, steady = self.public_encoder.parts(game)
             public = (b",", memoryview(moving)[1:-1], b",", steady)
         # What follows a seat's part, the same for every socket but for its host flag:
-        # joined and decoded once per flag, not once per frame.
-        tails: dict[bool, str] = {}
+        # joined once per flag, not once per frame.
+        tails: dict[bool, bytes] = {}
         # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
         frames: dict[tuple[int | None, bool], Frame] = {}
         answer: list[Any] = []
@@ -419,15 +421,17 @@ class Room:
             host = listener in host_listeners or (seat is not None and seat == host_seat)
             frame = frames.get((seat, host))
             if frame is None:
-                # The keys of `state_message`, each frame joined at once from its parts.
+                # The keys of `state_message`, each frame joined at once from its parts,
+                # as bytes (the socket layer writes them as they are).
                 tail = tails.get(host)
                 if tail is None:
                     host_json = b',"host":true,' if host else b',"host":false,'
-                    tail = tails[host] = b"".join((*public, host_json, shared)).decode()
-                seat_json = "null" if seat is None else str(seat)
-                view = "null" if game is None else self.seat_encoder.open_json(game, seat).decode()
-                text = "".join((head, seat_json, ',"state":', view, tail))
-                frame = frames[(seat, host)] = Frame(text)
+                    tail = tails[host] = b"".join((*public, host_json, shared))
+                seat_json = b"null" if seat is None else b"%d" % seat
+                view = b"null" if game is None else self.seat_encoder.open_json(game, seat)
+                frame = frames[(seat, host)] = Frame(
+                    b"".join((head, seat_json, b',"state":', view, tail))
+                )
             answer.append(frame)
         return answer
 

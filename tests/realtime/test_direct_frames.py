@@ -62,7 +62,7 @@ class CountedSends:
 
 
 def state_frame(n: int, pad: str = "") -> Frame:
-    return Frame(orjson.dumps({"type": "state", "n": n, "pad": pad}).decode())
+    return Frame(orjson.dumps({"type": "state", "n": n, "pad": pad}))
 
 
 async def texts_until(socket: RawSocket, count: int) -> list[dict[str, Any]]:

@@ -408,7 +408,7 @@ async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_dr
 
     websocket = RecordingWebSocket()
     listener = SocketListener(websocket, "t-asgi", send)  # type: ignore[arg-type]
-    listener.send(Frame('{"type":"state","version":3}'))
+    listener.send(Frame(b'{"type":"state","version":3}'))
     assert sent == [{"type": "websocket.send", "text": '{"type":"state","version":3}'}]
     assert websocket.texts == [] and listener.writer is None
 
@@ -417,7 +417,7 @@ async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_dr
 
     failures = REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0
     listener = SocketListener(websocket, "t-asgi", gone)  # type: ignore[arg-type]
-    listener.send(Frame('{"type":"state","version":4}'))
+    listener.send(Frame(b'{"type":"state","version":4}'))
     assert listener.dropped and listener.writer is None  # no close attempted, nothing logged
     assert (REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0) == failures
 
@@ -425,7 +425,7 @@ async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_dr
         raise AssertionError("an ASGI send that is not an async function is not used")
 
     listener = SocketListener(websocket, "t-asgi", not_async)  # type: ignore[arg-type]
-    listener.send(Frame('{"type":"state","version":5}'))
+    listener.send(Frame(b'{"type":"state","version":5}'))
     assert websocket.texts == ['{"type":"state","version":5}']
 
 
