@@ -135,7 +135,7 @@ class SocketListener:
             send_asgi if send_asgi is not None and inspect.iscoroutinefunction(send_asgi) else None
         )
         # uvicorn's sans-I/O protocol object behind that `send`, whose text frames
-        # `_send_now` writes itself when nothing stands in the way (`server.api.wire`).
+        # `send` writes itself when nothing stands in the way (`server.api.wire`).
         self.direct = direct_protocol(send_asgi)
         self.table_id = table_id
         self.seat: int | None = None
@@ -155,6 +155,14 @@ class SocketListener:
         if self.writer is None:
             # Nothing queued and nothing being sent: write it now (almost always done at
             # once; a write that must wait is finished by a writer, before anything after it).
+            # A state goes straight to the transport when it can, in this call.
+            direct = self.direct
+            if (
+                direct is not None
+                and isinstance(message, Frame)
+                and write_text(direct, message.payload)
+            ):
+                return
             self._send_now(message)
             return
         if self.queue is not None and len(self.queue) >= MAX_QUEUED:
@@ -183,13 +191,8 @@ class SocketListener:
     def _send_now(self, item: ServerMessage) -> None:
         """Run the socket's send of `item` up to its first wait: a send that completes at
         once costs no task; one that waits goes on in a new writer, which the queue is
-        behind. A failure ends the socket as in `write`."""
-        if (
-            isinstance(item, Frame)
-            and self.direct is not None
-            and write_text(self.direct, item.utf8())
-        ):
-            return
+        behind. A failure ends the socket as in `write`. (`send` has written a state it
+        could straight to the transport already.)"""
         text = self._text(item)
         if text is None:
             self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))

@@ -45,6 +45,7 @@ CONNECTION_STATE = ("state", "expect_continuation_frame", "extensions", "writes"
 FIN_TEXT = 0x81
 TWO_BYTE_LENGTH = 126
 EIGHT_BYTE_LENGTH = 127
+TWO_BYTE_HEAD = bytes((FIN_TEXT, TWO_BYTE_LENGTH))
 
 
 def direct_protocol(send: Any) -> WebSocketsSansIOProtocol | None:
@@ -74,7 +75,7 @@ def text_frame(payload: bytes) -> bytes:
     if size < TWO_BYTE_LENGTH:
         head = bytes((FIN_TEXT, size))
     elif size < 1 << 16:
-        head = bytes((FIN_TEXT, TWO_BYTE_LENGTH)) + size.to_bytes(2, "big")
+        head = TWO_BYTE_HEAD + size.to_bytes(2, "big")
     else:
         head = bytes((FIN_TEXT, EIGHT_BYTE_LENGTH)) + size.to_bytes(8, "big")
     return head + payload
@@ -96,5 +97,10 @@ def write_text(protocol: WebSocketsSansIOProtocol, payload: bytes) -> bool:
         and not connection.writes
     ):
         return False
-    protocol.transport.write(text_frame(payload))
+    # `text_frame`, inline for the short form (every state of a table is under 64 KB).
+    size = len(payload)
+    if TWO_BYTE_LENGTH <= size < 1 << 16:
+        protocol.transport.write(TWO_BYTE_HEAD + size.to_bytes(2, "big") + payload)
+    else:
+        protocol.transport.write(text_frame(payload))
     return True
