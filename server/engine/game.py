@@ -239,6 +239,10 @@ class Game:
         no seat's cards are rebuilt for it)."""
         return [len(cards) for cards in (self._hands if self._hands_fresh else self._hand_codes)]
 
+    def hand_size(self, seat: int) -> int:
+        """``hand_sizes[seat]``, without a list for the other seats."""
+        return len((self._hands if self._hands_fresh else self._hand_codes)[seat])
+
     def hand(self, seat: int) -> list[int]:
         """``hands[seat]``, rebuilding only that seat's ints when they are stale (a fresh
         list then; the engine's own otherwise: read it, do not change it)."""

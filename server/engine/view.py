@@ -195,7 +195,7 @@ class SeatEncoder:
             return orjson.dumps(seat_part(game, seat))[:-1]
         if game is not self._game or game.hand_number != self._hand_number:
             self._game, self._hand_number, self._kept = game, game.hand_number, {}
-        size = game.hand_sizes[seat]
+        size = game.hand_size(seat)
         kept = self._kept.get(seat)
         if kept is None or kept[0] != size:
             # Sliced, so a copy of its own size: what orjson.dumps returns holds a buffer

@@ -992,7 +992,7 @@ class TableHub:
         self._not_ended(room)
         if game is None or room.status == "waiting":
             raise TableError("not_started", "The game has not started yet.")
-        turn_before = list(game.turn)
+        turn_before = game.turn  # a list of its own: `turn` makes one each time
         try:
             game.act(seat, action)
         except IllegalAction as refusal:
