@@ -240,7 +240,8 @@ class Game:
         return [len(cards) for cards in (self._hands if self._hands_fresh else self._hand_codes)]
 
     def hand_size(self, seat: int) -> int:
-        """``hand_sizes[seat]``, without a list for the other seats."""
+        """How many cards ``seat`` holds: ``hand_sizes[seat]``, without a list of every
+        seat's (the seat encoder reads it for each seat not on turn, every move)."""
         return len((self._hands if self._hands_fresh else self._hand_codes)[seat])
 
     def hand(self, seat: int) -> list[int]:

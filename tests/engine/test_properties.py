@@ -129,7 +129,8 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
         if steps % 7 == 0:
             # Read before `hands`, which would make the card lists they may skip fresh.
             sizes, own = game.hand_sizes, [list(game.hand(other)) for other in range(n)]
-            assert sizes == [len(cards) for cards in game.hands] and own == game.hands
+            each = [game.hand_size(other) for other in range(n)]
+            assert sizes == each == [len(cards) for cards in game.hands] and own == game.hands
             # A snapshot's JSON, made from the entries kept since the last one.
             assert game.state_json() == orjson.dumps(game.to_state())
             check_every_legal_action_accepted(game, seat, legal)
