@@ -40,8 +40,10 @@ process k mod N, each on the same schedule as one process would keep), for rates
 client process cannot offer; the client's CPU is then given for the busiest process and
 for all together. `--rounds N` measures both servers N times, each time afresh, the
 one measured first alternating from the second round on (so that a machine growing
-busier or quieter weighs on both alike), and prints each round and the median of the
-rounds' CPU ratios.
+busier or quieter weighs on both alike), and prints each round, the median of the
+rounds' CPU ratios, how many rounds meet the target (2x or less), and from 6 rounds on a
+95 % interval of the median (from the rounds' order statistics, assuming nothing about
+how they spread).
 `--search` finds, for each side, the highest offered rate with p99 under 50 ms,
 no errors and at least 95 % of it achieved (doubling, then bisection, each step
 `--step-seconds`, a failed step tried once more). `--stalls FILE` serves bench/stalls.py's
@@ -81,6 +83,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -123,6 +126,10 @@ PROGRESS_EVERY = 100  # tables, while setting up
 SEARCH_BISECTIONS = 4
 SEARCH_TRIES = 2  # runs of a rate before it fails
 SEARCH_MAX_RATE = 20000.0
+# Issue #11's targets against the relay: CPU per action at most 2x, the highest rate at
+# least 40 % (`--rounds` counts the rounds that meet them).
+CPU_RATIO_TARGET = 2.0
+RATE_RATIO_TARGET = 0.4
 # py-spy's output by the profile file's suffix (a flame graph otherwise).
 PROFILE_FORMATS = {".json": "speedscope", ".txt": "raw"}
 INSIDE_TOTALS = re.compile(r"^spades_action_latency_seconds_(sum|count) ([0-9.e+-]+)$", re.M)
@@ -1186,13 +1193,17 @@ def print_run(ours: dict[str, Any], relay: dict[str, Any]) -> None:
 
 def print_rounds(rounds: list[dict[str, Any]]) -> None:
     """Each round in a line (the table above is the first round's), and the median of the
-    rounds' CPU ratios (or, searching, of their highest rates' ratios)."""
+    rounds' CPU ratios (or, searching, of their highest rates' ratios); then how many
+    rounds meet the target (`CPU_RATIO_TARGET`, `RATE_RATIO_TARGET`) and, from 6 rounds
+    on, a 95 % interval of the median (`median_interval`): single rounds swing widely on
+    a small shared machine, and the interval says how far the median itself may be off."""
     for index, pair in enumerate(rounds, 1):
         print(f"round {index}: {round_line(pair)}")
-    for what, of_round in (
-        ("server CPU ratio", cpu_ratio),
-        ("highest rate's ratio", rate_ratio),
-    ):
+    targets = (
+        ("server CPU ratio", cpu_ratio, CPU_RATIO_TARGET, -1),
+        ("highest rate's ratio", rate_ratio, RATE_RATIO_TARGET, 1),
+    )
+    for what, of_round, target, direction in targets:
         ratios = sorted(r for r in map(of_round, rounds) if r is not None)
         if ratios:
             shown = ", ".join(f"{r:.2f}" for r in ratios)
@@ -1200,6 +1211,39 @@ def print_rounds(rounds: list[dict[str, Any]]) -> None:
                 f"{what} to the relay, median of {len(ratios)} rounds: "
                 f"{statistics.median(ratios):.2f}x ({shown})"
             )
+            interval = median_interval(ratios)
+            spread = (
+                f"; 95 % interval of the median {interval[0]:.2f}-{interval[1]:.2f}x"
+                if interval is not None
+                else ""
+            )
+            # direction -1: at the target or under it meets it; 1: at it or over it.
+            meeting = sum(1 for r in ratios if (r - target) * direction >= 0)
+            side = "or less" if direction < 0 else "or more"
+            print(f"  {meeting} of {len(ratios)} rounds at {target:g}x {side}{spread}")
+
+
+def median_interval(
+    values: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """A distribution-free interval holding the median of what `values` were drawn from
+    with at least `confidence`: the k-th smallest and k-th largest value, for the largest
+    k with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2. None when even the smallest
+    and largest values do not give that confidence (fewer than 6 values at 95 %).
+
+    >>> median_interval([1.9, 1.4, 2.1, 1.8, 1.7, 2.0, 1.6, 1.5, 2.2, 1.3])
+    (1.4, 2.1)
+    >>> median_interval([1.0, 2.0, 3.0, 4.0, 5.0]) is None
+    True
+    """
+    ordered, n = sorted(values), len(values)
+    tail, below, k = (1 - confidence) / 2, 0.0, 0
+    while k < n and below + math.comb(n, k) / 2**n <= tail:
+        below += math.comb(n, k) / 2**n
+        k += 1
+    if k == 0:
+        return None
+    return ordered[k - 1], ordered[n - k]
 
 
 def print_search(ours: dict[str, Any], relay: dict[str, Any]) -> None:

@@ -63,6 +63,7 @@ RUNS = {
             r"bots beside: \{'bot_tables': 1, 'bot_games': \d+, 'bot_versions': [1-9]",
             r"round 2: relay first, server CPU ms/action [\d.]+ \(relay [\d.]+, [\d.]+x\)",
             r"server CPU ratio to the relay, median of 2 rounds: [\d.]+x",
+            r"  [012] of 2 rounds at 2x or less\n",
         ],
     ),
     "tournament": (
@@ -161,6 +162,8 @@ def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: P
         r"highest rate's ratio to the relay, median of 2 rounds: ([\d.]+)x", result.stdout
     )
     assert median and float(median[1]) == pytest.approx(sum(ratios) / 2, abs=0.01), result.stdout
+    meeting = sum(1 for ratio in ratios if ratio >= 0.4)
+    assert f"  {meeting} of 2 rounds at 0.4x or more\n" in result.stdout, result.stdout
 
 
 def test_load_uncommitted_what_if_appends_lone_moves_instead_of_committing_them(

@@ -118,3 +118,16 @@ def test_the_relays_padded_state_as_before_has_the_size_and_what_the_client_read
     assert load.STATE_HEAD.match(text)[1] == "9"
     assert message["state"]["turn"] == [1] and message["state"]["legal"]
     assert message["table"] == {"version": 9, "id": "abc", "status": "playing"}
+
+
+def test_the_median_interval_of_rounds_is_distribution_free_and_needs_six_of_them() -> None:
+    """`--rounds` prints a 95 % interval of the median ratio from order statistics: with n
+    rounds, the k-th smallest and k-th largest, k the most whose binomial tails stay within
+    2.5 % each; fewer than 6 rounds cannot give 95 %."""
+    ten = [2.14, 1.84, 1.92, 1.83, 2.05, 1.37, 1.45, 1.83, 1.75, 1.89]
+    assert load.median_interval(ten) == (1.45, 2.05)  # the 2nd smallest and 2nd largest
+    assert load.median_interval(ten[:6]) == (1.37, 2.14)  # 2 x (1/2)**6 = 3.1 % < 5 %
+    assert load.median_interval(ten[:5]) is None
+    twenty = [float(value) for value in range(20)]
+    assert load.median_interval(twenty) == (5.0, 14.0)  # P(X <= 5) = 2.1 %, P(X <= 6) = 5.8 %
+    assert load.median_interval(twenty, confidence=0.5) == (7.0, 12.0)  # P(X <= 7) = 13 %
