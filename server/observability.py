@@ -67,7 +67,7 @@ REDACTED = "[redacted]"
 _HANDLER_NAME = "spades"
 
 # Keys whose whole value is a secret or a hidden hand, wherever they sit in a log event.
-_SECRET_KEY = re.compile(r"token|authorization|password|secret|cookie", re.IGNORECASE)
+_SECRET_KEY = re.compile(r"token|authorization|password|secret|cookie|invite", re.IGNORECASE)
 _HAND_KEYS = frozenset({"hand", "hands", "cards", "deck", "decks", "passed", "kitty"})
 # Identifiers we do want in logs even though they may look random.
 _ID_KEYS = frozenset({"table", "table_id", "request_id", "logger", "level", "timestamp"})
@@ -78,7 +78,7 @@ _CARD_CODE = re.compile(rf"^{_CARD}$")
 _CARD_RUN = re.compile(rf"(?<![A-Za-z0-9]){_CARD}(?:[\s,'\"]+{_CARD})+(?![A-Za-z0-9])")
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[^\s,;\"']+")
 _TOKEN_PARAM = re.compile(
-    r"(?i)(token|authorization|password|secret)([\"']?\s*[=:]\s*[\"']?)[^\s&,;\"'}]+"
+    r"(?i)(token|authorization|password|secret|invite)([\"']?\s*[=:]\s*[\"']?)[^\s&,;\"'}]+"
 )
 _URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@/\s]+@")
 # A run of 20+ URL-safe characters mixing letters and digits reads as a generated secret
@@ -86,6 +86,18 @@ _URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)[^@/\s]+@")
 _RANDOM_RUN = re.compile(
     r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9_-]{20,}(?![\w-])", re.ASCII
 )
+
+
+def looks_secret(text: str) -> bool:
+    """Whether `text` alone is a run `scrub_text` masks as a generated secret: 20 or more
+    URL-safe characters with a digit and a letter among them (a long run of letters alone
+    reads as a word). The server mints its tokens so that this always holds of them
+    (`server.realtime.hosting.new_token`).
+
+    >>> looks_secret("x5PQJ0f6VKfxSJ8Y93YUrybDfJ6z"), looks_secret("internationalisation")
+    (True, False)
+    """
+    return _RANDOM_RUN.fullmatch(text) is not None
 
 
 def scrub_text(text: str) -> str:

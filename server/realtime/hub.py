@@ -54,6 +54,7 @@ from server.realtime.hosting import (
     fresh_deadline,
     hash_token,
     matches,
+    new_token,
     next_deadline,
     next_host,
     public_action,
@@ -252,7 +253,7 @@ class TableHub:
         """A new table; returns its room, its invite and the host token (each shown once,
         stored only as a hash). Hints are on at friends' (unlisted) tables unless said."""
         table_id = secrets.token_urlsafe(6)
-        invite, host_token = secrets.token_urlsafe(12), secrets.token_urlsafe(24)
+        invite, host_token = secrets.token_urlsafe(12), new_token()
         hosts = Hosting(
             listed=listed,
             invite_hash=hash_token(invite),
@@ -283,7 +284,7 @@ class TableHub:
         """Seat a person; returns their token (shown once, stored only as a hash). The
         host's token makes the seat the host's."""
         room = await self.room(table_id)
-        token = secrets.token_urlsafe(24)
+        token = new_token()
 
         async def take(room: Room) -> None:
             self._check_invite(room, invite, host_token)
@@ -424,7 +425,7 @@ class TableHub:
         """Give a seat to a new person: a fresh token (returned), the old one stops working.
         A bot's seat becomes a person's, the bot playing for them until they arrive."""
         room = await self.room(table_id)
-        fresh = secrets.token_urlsafe(24)
+        fresh = new_token()
 
         async def reissue(room: Room) -> None:
             await self._host_check(room, token, "give a seat to someone new")

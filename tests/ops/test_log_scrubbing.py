@@ -10,10 +10,13 @@ import secrets
 import pytest
 import structlog
 
-from server.observability import REDACTED, configure_logging
+from server.observability import REDACTED, configure_logging, scrub_text, scrub_value
+from server.realtime.hosting import new_token
 from server.settings import Settings
 
-TOKEN = secrets.token_urlsafe(24)
+# A token as the server mints them (a bare secrets.token_urlsafe(24) has no digit about
+# one time in 230, and a run of letters alone is not masked in free text).
+TOKEN = new_token()
 HAND = ["AS", "KH", "QD", "JC", "TS", "9H", "8D", "7C", "6S", "5H", "4D", "3C", "BJ"]
 
 
@@ -118,3 +121,26 @@ def test_console_renderer_is_scrubbed_too(capsys):
         structlog.reset_defaults()
     assert "seat_taken" in written and not written.lstrip().startswith("{")
     assert TOKEN not in written and "KH" not in written
+
+
+def test_every_minted_token_is_masked_in_free_text():
+    """The server draws its seat and host tokens again until they have a digit: a token
+    of letters alone (one draw in about 230) would read as a word and leak from a line's
+    free text. 5,000 fresh tokens, each masked wherever it sits in a sentence."""
+    for _ in range(5000):
+        token = new_token()
+        assert scrub_text(f"seat {token}, again") == f"seat {REDACTED}, again"
+    lettered = "KuyjGgZmfyC-BZYZdXMtAVEDqmoftnIm"  # a real token_urlsafe(24) without a digit
+    assert scrub_text(lettered) == lettered  # why tokens are minted with a digit
+
+
+def test_invites_are_masked_under_their_key_and_in_free_text():
+    """An invite lets anyone take a seat at a friends' table: a secret like a token."""
+    invite = secrets.token_urlsafe(12)
+    assert scrub_value({"invite": invite, "invite_url": f"/t/abc#invite={invite}"}) == {
+        "invite": REDACTED,
+        "invite_url": REDACTED,
+    }
+    assert scrub_text(f"opened /t/abc#invite={invite} twice") == (
+        f"opened /t/abc#invite={REDACTED} twice"
+    )
