@@ -1238,9 +1238,9 @@ def median_interval(
     """
     ordered, n = sorted(values), len(values)
     tail, below, k = (1 - confidence) / 2, 0.0, 0
-    while k < n and below + math.comb(n, k) / 2**n <= tail:
-        below += math.comb(n, k) / 2**n
-        k += 1
+    # Add P(X = k) to the lower tail for as long as the tail stays within `tail`.
+    while k < n and (more := below + math.comb(n, k) / 2**n) <= tail:
+        below, k = more, k + 1
     if k == 0:
         return None
     return ordered[k - 1], ordered[n - k]

@@ -97,10 +97,5 @@ def write_text(protocol: WebSocketsSansIOProtocol, payload: bytes) -> bool:
         and not connection.writes
     ):
         return False
-    # `text_frame`, inline for the short form (every state of a table is under 64 KB).
-    size = len(payload)
-    if TWO_BYTE_LENGTH <= size < 1 << 16:
-        protocol.transport.write(TWO_BYTE_HEAD + size.to_bytes(2, "big") + payload)
-    else:
-        protocol.transport.write(text_frame(payload))
+    protocol.transport.write(text_frame(payload))
     return True

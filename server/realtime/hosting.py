@@ -30,8 +30,8 @@ TIMEOUTS_TO_AUTOPLAY = 2
 TOKEN_BYTES = 24
 
 
-def new_token(nbytes: int = TOKEN_BYTES) -> str:
-    """A fresh seat or host token: `secrets.token_urlsafe(nbytes)`, drawn again until the
+def new_token() -> str:
+    """A fresh seat or host token: `secrets.token_urlsafe(TOKEN_BYTES)`, drawn again until the
     log scrubber would mask it in any line's free text (`looks_secret`: it needs a digit
     among the letters, or it cannot tell the run from a word). About one draw in 230 of
     24 bytes has no digit; leaving those out costs the secret under a hundredth of a bit.
@@ -41,7 +41,7 @@ def new_token(nbytes: int = TOKEN_BYTES) -> str:
     (32, True, True)
     """
     while True:
-        token = secrets.token_urlsafe(nbytes)
+        token = secrets.token_urlsafe(TOKEN_BYTES)
         if looks_secret(token):
             return token
 
