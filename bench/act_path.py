@@ -63,7 +63,7 @@ from load import pick  # noqa: E402
 
 from server.app import create_app  # noqa: E402
 from server.engine import Game, Rules  # noqa: E402
-from server.realtime.room import Frame, Room  # noqa: E402
+from server.realtime.views import Frame, Room  # noqa: E402
 from server.settings import Settings  # noqa: E402
 from server.store.batch import GroupCommit, HeldSQLite  # noqa: E402
 

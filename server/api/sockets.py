@@ -51,7 +51,7 @@ from server.realtime.messages import (
     plain_act,
     read_client_message,
 )
-from server.realtime.room import Frame
+from server.realtime.views import Frame
 from server.settings import Settings
 
 log = structlog.get_logger(__name__)

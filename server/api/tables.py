@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from pydantic import (
@@ -27,8 +27,9 @@ from server.api.schemas import (
 )
 from server.engine import PRESETS, Rules
 from server.names import check_text
-from server.realtime.hosting import TURN_SECONDS_MAX, TURN_SECONDS_MIN
-from server.realtime.hub import TableHub
+from server.realtime.hub import Room, TableHub
+from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from server.realtime.views import room_table
 
 router = APIRouter(prefix="/api", tags=["tables"])
 
@@ -146,7 +147,7 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, 
         body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds, hints=body.hints
     )
     # The only answer that carries the invite and the host token: shown once, to the host.
-    return room.public() | {
+    return public(room) | {
         "invite": invite,
         "host_token": host_token,
         "invite_url": f"/t/{room.id}#invite={invite}",
@@ -230,7 +231,7 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[
     **SHAPED,
 )
 async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
-    return (await hub.rematch(table_id, token)).public()
+    return public(await hub.rematch(table_id, token))
 
 
 # -- host controls (docs/protocol.md, "Host controls"): the host token, or the seat token
@@ -246,7 +247,7 @@ async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
 async def move_seat(
     table_id: str, seat: int, body: MoveRequest, token: HostToken, hub: Hub
 ) -> dict[str, Any]:
-    return (await hub.move_seat(table_id, token, seat, body.to)).public()
+    return public(await hub.move_seat(table_id, token, seat, body.to))
 
 
 @router.post(
@@ -256,7 +257,7 @@ async def move_seat(
     **SHAPED,
 )
 async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> dict[str, Any]:
-    return (await hub.stand_in(table_id, token, seat)).public()
+    return public(await hub.stand_in(table_id, token, seat))
 
 
 @router.post(
@@ -284,10 +285,15 @@ async def reissue_seat(
 async def change_table(
     table_id: str, body: TableChange, token: HostToken, hub: Hub
 ) -> dict[str, Any]:
-    return (await hub.set_timer(table_id, token, body.turn_seconds)).public()
+    return public(await hub.set_timer(table_id, token, body.turn_seconds))
 
 
 @router.delete("/tables/{table_id}", status_code=204, dependencies=WRITES)
 async def end_table(table_id: str, token: HostToken, hub: Hub) -> Response:
     await hub.end_table(table_id, token)
     return Response(status_code=204)
+
+
+def public(room: Room) -> dict[str, Any]:
+    """A room's public table, as the answers of these routes hold it."""
+    return cast(dict[str, Any], room_table(room))

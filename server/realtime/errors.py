@@ -21,9 +21,23 @@ class TableError(Exception):
         self.reason = reason
 
 
+class Unsure(TableError):
+    """A refusal that another process's newer write may overturn (a token it just gave
+    out): the change pipeline reloads the room once and asks again before refusing."""
+
+
+class HalfDone(TableError):
+    """A change failed half-way through the engine: the room's game may be half-advanced,
+    so the change pipeline reloads it from the database before refusing."""
+
+
 def no_such_table() -> TableError:
     return TableError("no_such_table", "No such table.", 404)
 
 
 def no_such_seat() -> TableError:
     return TableError("no_such_seat", "No such seat at this table.", 404)
+
+
+def ended() -> TableError:
+    return TableError("ended", "The host ended this table.", 409)

@@ -1,10 +1,9 @@
-"""Friends' tables: the invite, the host, the turn timer. Pure decisions, no I/O.
+"""Friends' tables: the invite, the tokens, who hosts. Pure decisions, no I/O.
 
 A table is private unless listed: sitting down or adding a bot needs its invite. The
 host is whoever holds the host token, or the player of the table's `host_seat`; the role
-passes to another seated player when the host leaves (`next_host`). With a turn timer,
-the seats on turn must act by a deadline (`next_deadline`); when it passes a bot makes the
-move, and after `TIMEOUTS_TO_AUTOPLAY` timed-out moves in a row the seat goes to autoplay.
+passes to another seated player when the host leaves (`after_leaving`) or stays away while
+another player is here (`host_away`, `after_away`).
 
 Secrets (invite, host token, seat tokens) are stored only as SHA-256 hashes and compared
 in constant time.
@@ -12,20 +11,15 @@ in constant time.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import secrets
-import time
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import datetime
+from typing import TypedDict
 
 from server.observability import looks_secret
-from server.store.repository import SeatRecord
+from server.store.repository import Hosting, SeatRecord
 
-TURN_SECONDS_MIN = 5
-TURN_SECONDS_MAX = 300
-TIMEOUTS_TO_AUTOPLAY = 2
 # Random bytes of a seat or host token (32 URL-safe characters).
 TOKEN_BYTES = 24
 
@@ -68,61 +62,6 @@ def matches(secret: str | None, digest: str | None) -> bool:
     return hmac.compare_digest(hash_token(secret), digest)
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def next_deadline(
-    turn_seconds: int | None,
-    deadline: datetime | None,
-    turn_before: list[int],
-    actor: int,
-    turn_after: list[int],
-    now: datetime,
-) -> datetime | None:
-    """The deadline after `actor` acted: the clock restarts whenever a seat comes to act;
-    seats that were already waiting together (blind nil, the pass) keep their deadline.
-
-    >>> now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
-    >>> later = now + timedelta(seconds=9)
-    >>> next_deadline(30, now, [1], 1, [2], later) == later + timedelta(seconds=30)
-    True
-    >>> next_deadline(30, now, [0, 1, 2, 3], 1, [0, 2, 3], later) == now
-    True
-    >>> next_deadline(None, None, [1], 1, [2], later) is None
-    True
-    >>> next_deadline(30, now, [1], 1, [], later) is None
-    True
-    """
-    if turn_seconds is None or not turn_after:
-        return None
-    still_waiting = set(turn_before) - {actor}
-    if deadline is not None and set(turn_after) <= still_waiting:
-        return deadline
-    return now + timedelta(seconds=turn_seconds)
-
-
-def fresh_deadline(turn_seconds: int | None, turn: list[int], now: datetime) -> datetime | None:
-    """The deadline of a turn that starts now (a new game, a changed timer)."""
-    if turn_seconds is None or not turn:
-        return None
-    return now + timedelta(seconds=turn_seconds)
-
-
-def public_action(action: dict[str, Any]) -> dict[str, Any]:
-    """What everyone may see of a move: the cards of a pass, a draw's choice and a blind
-    nil decision (shown by the table when the rules reveal it) are private.
-
-    >>> public_action({"type": "play", "card": "5H"})
-    {'type': 'play', 'card': '5H'}
-    >>> public_action({"type": "pass", "cards": ["AS", "2C"]})
-    {'type': 'pass'}
-    """
-    if action.get("type") in ("pass", "draw", "blind_nil"):
-        return {"type": action["type"]}
-    return dict(action)
-
-
 def next_host(seats: list[SeatRecord], leaving: int | None) -> int | None:
     """The seat the host role passes to: the lowest seat of a person at the table (one with
     a socket open), else of any seated person; never `leaving`.
@@ -138,35 +77,49 @@ def next_host(seats: list[SeatRecord], leaving: int | None) -> int | None:
     return chosen[0].seat if chosen else None
 
 
-def iso_ms(moment: datetime | None) -> str | None:
-    """UTC ISO-8601 with milliseconds and a Z, for countdowns.
+class TableChange(TypedDict, total=False):
+    """Table fields a change writes beside its seats: its status, or its hosting."""
 
-    >>> iso_ms(datetime(2026, 12, 1, 10, 0, 5, 250_000, tzinfo=UTC))
-    '2026-12-01T10:00:05.250Z'
+    status: str
+    host_seat: int | None
+    host_hash: str | None
+    turn_seconds: int | None
+    deadline: datetime | None
+
+
+def after_leaving(hosting: Hosting, seats: list[SeatRecord], seat: int) -> TableChange:
+    """What to write when `seat` is emptied: the host role passes on if it was the
+    host's (the host token then stops working); nothing otherwise.
+
+    >>> seats = [SeatRecord(0, "Ann", "h0"), SeatRecord(1, "Bo", "h1")]
+    >>> after_leaving(Hosting(host_seat=0), seats, 0)
+    {'host_seat': 1, 'host_hash': None}
+    >>> after_leaving(Hosting(host_seat=0), seats[:1], 0), after_leaving(Hosting(), seats, 0)
+    ({'host_seat': None}, {})
     """
-    if moment is None:
+    if hosting.host_seat != seat:
+        return {}
+    successor = next_host(seats, seat)
+    if successor is None:
+        return {"host_seat": None}  # nobody else sits: the host token keeps the role
+    return {"host_seat": successor, "host_hash": None}
+
+
+def host_away(hosting: Hosting, seats: list[SeatRecord], status: str) -> int | None:
+    """The seat to hand the host role to while the host's seat is away and that player
+    is here; None while the host is here (or nobody could take over).
+
+    >>> seats = [SeatRecord(0, "Ann", "h0"), SeatRecord(1, "Bo", "h1", connected=True)]
+    >>> host_away(Hosting(host_seat=0), seats, "playing"), host_away(Hosting(), seats, "playing")
+    (1, None)
+    """
+    seat = hosting.host_seat
+    if seat is None or status == "ended":
         return None
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
-
-
-def now_iso_ms() -> str:
-    """``iso_ms(utcnow())``, from the clock's nanoseconds: the date and time of a second
-    are formatted once for every message of that second.
-
-    >>> shown = now_iso_ms()
-    >>> late = utcnow().replace(tzinfo=None) - datetime.fromisoformat(shown.removesuffix("Z"))
-    >>> shown.endswith("Z") and len(shown) == 24 and timedelta(0) <= late < timedelta(seconds=1)
-    True
-    """
-    nanoseconds = time.time_ns()
-    seconds, rest = divmod(nanoseconds, 1_000_000_000)
-    return f"{_second_iso(seconds)}.{rest // 1_000_000:03d}Z"
-
-
-@functools.lru_cache(maxsize=4)
-def _second_iso(seconds: int) -> str:
-    """
-    >>> _second_iso(1_796_119_205)
-    '2026-12-01T10:00:05'
-    """
-    return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None).isoformat()
+    host = seats[seat]
+    if host.connected or host.token_hash is None:
+        return None
+    successor = next_host(seats, seat)
+    if successor is None or not seats[successor].connected:
+        return None
+    return successor

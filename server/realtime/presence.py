@@ -8,137 +8,172 @@ process holds it; a grace timer hands the seat to a bot only after checking the 
 Every third of `settings.presence_expiry_seconds` each process renews its entries and
 looks at the seats of its rooms: a seat shown present that no live process holds (its
 process died) is marked away, and a seat shown away while one of our sockets holds it (a
-race with another process) is marked present again. Every presence change is a seat write
-through the hub's one commit path, like any other change.
+race with another process) is marked present again. Every presence change is a seat change
+(`server.realtime.seats`) made through the change pipeline, like any other.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import replace
-from functools import partial
-from typing import TYPE_CHECKING
 
 import structlog
 
 from server.observability import CONNECTED_SOCKETS, ERRORS
-from server.realtime.autoplay import playing_again
+from server.realtime import controls, seats, views
+from server.realtime.changes import TableChanges
+from server.realtime.effects import Effects
 from server.realtime.errors import TableError
-from server.realtime.hosting import next_host
+from server.realtime.hosting import hash_token, host_away, matches
+from server.realtime.messages import error
 from server.realtime.room import Listener, Room
-
-if TYPE_CHECKING:
-    from server.realtime.hub import TableHub
 
 log = structlog.get_logger(__name__)
 
 
 class Presence:
-    """The presence of one hub's rooms; every change goes through `hub._mutate`."""
+    """The presence of one process's rooms; every change goes through `changes.run`."""
 
-    def __init__(self, hub: TableHub) -> None:
-        self.hub = hub
-        self.settings = hub.settings
-        self.notices = hub.notices
+    def __init__(self, changes: TableChanges) -> None:
+        self.changes = changes
+        self.settings = changes.settings
+        self.notices = changes.notices
         # The role each counted socket was counted under ("player", "spectator").
-        self._roles: dict[int, str] = {}
+        self.roles: dict[int, str] = {}
+        changes.follow(self.followed)
+        changes.dropped.append(self.uncount)
 
-    # -- sockets -------------------------------------------------------------------
+    # -- sockets ---------------------------------------------------------------------------
 
     def count(self, listener: Listener, seat: int | None) -> None:
         """Count a socket that said hello, once, under its first role."""
-        if id(listener) not in self._roles:
+        if id(listener) not in self.roles:
             role = "spectator" if seat is None else "player"
-            self._roles[id(listener)] = role
+            self.roles[id(listener)] = role
             CONNECTED_SOCKETS.labels(role=role).inc()
 
     def uncount(self, listener: Listener) -> None:
-        CONNECTED_SOCKETS.labels(role=self._roles.pop(id(listener), "spectator")).dec()
+        CONNECTED_SOCKETS.labels(role=self.roles.pop(id(listener), "spectator")).dec()
 
-    async def mark_present(self, room: Room, seat: int, returning: bool = True) -> None:
-        """The seat's player is here. `returning` (their hello): any bot playing for them
-        stops; otherwise (a presence repair) only the stand-in for an away player."""
-        task = room.grace_tasks.pop(seat, None)
-        if task is not None:
-            task.cancel()
-        current = room.seats[seat]
-        stand_in = current.autoplay and (returning or current.autoplay_reason != "timer")
-        if not current.connected or stand_in:
-            present = replace(current, connected=True)
-            await self.hub._write_seat(room, playing_again(present) if stand_in else present)
+    async def hello(
+        self,
+        room: Room,
+        listener: Listener,
+        seat: int | None,
+        token: str | None,
+        host_token: str | None,
+    ) -> None:
+        """A socket said hello holding `seat` (None: watching): it is counted, its seat
+        shown present (others hear of the arrival first), and it gets its `state`."""
+        if listener in room.listeners and listener.seat != seat:
+            await self.leave(room, listener)  # the same socket, now for another seat
+        if seat is None and listener not in room.listeners and self.watchers_full(room):
+            listener.send(
+                error("too_many_watchers", "This table has as many watchers as it can take.")
+            )
+            await listener.close(1013, "too many watchers")
+            return
+        if seat is not None:
+            # Counted as present everywhere before anything else can look.
+            await self.notices.renew_seats([(room.id, seat)], self.settings.presence_expiry_seconds)
+        await self.changes.run(room, self.arrival, listener, seat, token, host_token)
 
-    async def drop_listener(self, room: Room, listener: Listener) -> None:
-        room.listeners.discard(listener)
-        self.uncount(listener)
+    def arrival(
+        self,
+        room: Room,
+        listener: Listener,
+        seat: int | None,
+        token: str | None,
+        host_token: str | None,
+    ) -> Effects:
+        if seat is not None and token is not None and room.seat_for_token(token) != seat:
+            seat = None  # the seat changed hands meanwhile: watching
+
+        def arrive(room: Room) -> None:
+            if matches(host_token, room.hosting.host_hash):
+                room.host_listeners.add(listener)
+            else:
+                room.host_listeners.discard(listener)
+            if seat is not None and token is not None:
+                room.holders[listener] = hash_token(token)
+            room.listeners.discard(listener)  # the others' news first; its own state below
+
+        def welcome(room: Room) -> None:
+            listener.seat = seat
+            self.count(listener, seat)
+            room.listeners.add(listener)
+            listener.send(views.welcome(room, listener))
+
+        here = seats.present(room, seat) if seat is not None else Effects()
+        return Effects(seats=here.seats, ungrace=here.ungrace, sockets=arrive, then=welcome)
+
+    def watchers_full(self, room: Room) -> bool:
+        watchers = sum(1 for listener in room.listeners if listener.seat is None)
+        return watchers >= self.settings.spectators_per_table
+
+    async def leave(self, room: Room, listener: Listener) -> None:
+        """A socket is gone: it stops being counted, and its seat goes away when no socket
+        holds it any more, here or in another live process."""
         seat = listener.seat
+        await self.changes.run(room, self.departure, listener)
         if seat is None or seat in room.held_seats():
             return
         if await self.notices.seat_closed(room.id, seat):
             return  # another process still holds a socket for the seat: it stays present
-        current = room.seats[seat]
-        if current.connected and current.token_hash is not None:
-            await self.hub._write_seat(room, replace(current, connected=False))
-        self.start_grace(room, seat)
+        await self.changes.run(room, seats.away, seat)
 
-    async def unseat(self, room: Room, seats: set[int]) -> None:
-        """The sockets on these emptied seats watch from now on; this process no longer
-        holds the seats (for presence across processes)."""
-        for listener in room.listeners:
-            if listener.seat in seats:
-                listener.seat = None
-                room.holders.pop(listener, None)
-        for seat in seats:
-            await self.notices.seat_closed(room.id, seat)
+    def departure(self, room: Room, listener: Listener) -> Effects:
+        def depart(room: Room) -> None:
+            room.listeners.discard(listener)
+            room.host_listeners.discard(listener)
+            room.holders.pop(listener, None)
+            self.uncount(listener)
 
-    async def seats_moved(self, room: Room, seats: set[int]) -> None:
-        """Presence across processes after sockets moved between these seats."""
-        held = room.held_seats()
-        await self.notices.renew_seats(
-            [(room.id, seat) for seat in sorted(seats & held)],
-            self.settings.presence_expiry_seconds,
-        )
-        for seat in seats - held:
-            await self.notices.seat_closed(room.id, seat)
+        return Effects(sockets=depart)
 
-    # -- grace -----------------------------------------------------------------------
+    def closed(self, room: Room, listener: Listener) -> None:
+        """A socket closed while the server shuts down: only forgotten."""
+        room.listeners.discard(listener)
+        room.host_listeners.discard(listener)
+        room.holders.pop(listener, None)
+        self.uncount(listener)
+
+    # -- grace -----------------------------------------------------------------------------
+
+    def followed(self, room: Room, effects: Effects) -> None:
+        """After every change: grace timers start and stop as it says; the host watch."""
+        for seat in effects.ungrace:
+            task = room.grace_tasks.pop(seat, None)
+            if task is not None:
+                task.cancel()
+        for seat in effects.grace:
+            self.start_grace(room, seat)
+        self.watch_host(room)
 
     def start_grace(self, room: Room, seat: int) -> None:
         grace = self.settings.grace_seconds
         if grace is not None and room.status == "playing" and seat not in room.grace_tasks:
-            room.grace_tasks[seat] = asyncio.create_task(self._grace(room, seat, grace))
+            room.grace_tasks[seat] = asyncio.create_task(self.grace(room, seat, grace))
 
-    async def _grace(self, room: Room, seat: int, seconds: float) -> None:
+    async def grace(self, room: Room, seat: int, seconds: float) -> None:
         """After the grace time, a bot plays for a player who has not come back. While a
         socket for the seat is open anywhere, the hand-over waits: the process holding it
         marks the seat present (which ends this timer) or, once it closes, away again."""
         await asyncio.sleep(seconds)
-
-        async def hand_over(room: Room) -> bool:
-            current = room.seats[seat]
-            if (
-                current.connected
-                or current.autoplay
-                or current.token_hash is None
-                or room.status != "playing"
-            ):
-                room.grace_tasks.pop(seat, None)
-                return True
-            if await self._held_anywhere(room, seat):
-                return False
-            room.grace_tasks.pop(seat, None)
-            await self.hub._write_seat(
-                room, replace(current, autoplay=True, autoplay_reason="away")
-            )
-            return True
-
-        with contextlib.suppress(TableError):
-            while not await self.hub._mutate(room, hand_over):
+        try:
+            while seats.needs_stand_in(room.seats[seat], room.status):
+                if not await self.held_anywhere(room, seat):
+                    with contextlib.suppress(TableError):
+                        await self.changes.run(room, seats.grace_over, seat)
+                    return
                 await asyncio.sleep(self.settings.presence_expiry_seconds / 3)
+        finally:
+            if room.grace_tasks.get(seat) is asyncio.current_task():
+                del room.grace_tasks[seat]
 
-    # -- across processes --------------------------------------------------------------
+    # -- across processes ------------------------------------------------------------------
 
-    async def _held_anywhere(self, room: Room, seat: int) -> bool:
+    async def held_anywhere(self, room: Room, seat: int) -> bool:
         """Whether a socket for the seat is open here or, as far as Redis knows, in any
         live process."""
         if seat in room.held_seats():
@@ -149,24 +184,13 @@ class Presence:
     async def restore(self, room: Room) -> None:
         """Seats our sockets hold that the table shows away: present again."""
         for seat in room.shown_away():
-            await self.mark_present(room, seat, returning=False)
-
-    async def _mark_gone(self, room: Room, *, seat: int) -> None:
-        """A seat shown present whose sockets are gone from every live process (its
-        process died): away, and its grace timer starts."""
-        current = room.seats[seat]
-        if not current.connected or current.token_hash is None:
-            return
-        if await self._held_anywhere(room, seat):
-            return
-        await self.hub._write_seat(room, replace(current, connected=False))
-        log.info("seat away, its process gone", table=room.id, version=room.version, seat=seat)
-        self.start_grace(room, seat)
+            with contextlib.suppress(TableError):
+                await self.changes.run(room, seats.present, seat, False)
 
     async def keep(self) -> None:
         """With several processes: renew our presence entries and repair the seats of our
         rooms, every third of the expiry."""
-        while not self.hub.closing:
+        while not self.changes.closing:
             await asyncio.sleep(self.settings.presence_expiry_seconds / 3)
             try:
                 await self.check()
@@ -177,7 +201,7 @@ class Presence:
     async def check(self) -> None:
         """One round of `keep`: renew, then mark away the seats nobody holds and present
         the seats we hold."""
-        rooms = list(self.hub.rooms.values())
+        rooms = list(self.changes.rooms.served.values())
         held = [(room.id, seat) for room in rooms for seat in room.held_seats()]
         await self.notices.renew_seats(held, self.settings.presence_expiry_seconds)
         unsure = []  # seats shown present that no socket of ours holds
@@ -190,65 +214,30 @@ class Presence:
             ]
         counts = await self.notices.seats_held([(room.id, seat) for room, seat in unsure])
         for (room, seat), count in zip(unsure, counts or (), strict=False):
-            if count == 0:
+            if count == 0 and not await self.held_anywhere(room, seat):
                 with contextlib.suppress(TableError):
-                    await self.hub._mutate(room, partial(self._mark_gone, seat=seat))
+                    await self.changes.run(room, seats.away, seat, "seat away, its process gone")
         for room in rooms:
             if room.shown_away():
-                with contextlib.suppress(TableError):
-                    await self.hub._mutate(room, self.restore)
+                await self.restore(room)
 
-    async def away_unless_held(self, room: Room) -> None:
-        """Seats shown present that no socket of this (only) process holds: away, with
-        their grace time started."""
-        held = room.held_seats()
-        gone = [
-            replace(seat, connected=False)
-            for seat in room.seats
-            if seat.connected and seat.token_hash is not None and seat.seat not in held
-        ]
-        if gone:
-            await self.hub._write_seats(room, gone)
-            for seat in gone:
-                self.start_grace(room, seat.seat)
-
-    # -- the host's absence --------------------------------------------------------------
+    # -- the host's absence ----------------------------------------------------------------
 
     def watch_host(self, room: Room) -> None:
         """While the host's seat is away and another player is here, count down to
         handing the role on; stop counting when the host is back."""
-        seat = room.hosting.host_seat
-        successor = next_host(room.seats, seat) if seat is not None else None
-        away = (
-            seat is not None
-            and room.status != "ended"
-            and not room.seats[seat].connected
-            and room.seats[seat].token_hash is not None
-            and successor is not None
-            and room.seats[successor].connected
-        )
+        away = host_away(room.hosting, room.seats, room.status) is not None
         task = room.host_task
         if task is not None and not task.done():
             if away:
                 return
             task.cancel()
         room.host_task = None
-        if away and not self.hub.closing and not room.evicted:
-            room.host_task = asyncio.create_task(self._host_away(room))
+        if away and not self.changes.closing and not room.evicted:
+            room.host_task = asyncio.create_task(self.host_gone(room))
 
-    async def _host_away(self, room: Room) -> None:
+    async def host_gone(self, room: Room) -> None:
         await asyncio.sleep(self.settings.host_away_seconds)
-
-        async def hand_on(room: Room) -> None:
-            seat = room.hosting.host_seat
-            if seat is None or room.seats[seat].connected or room.status == "ended":
-                return
-            successor = next_host(room.seats, seat)
-            if successor is None or not room.seats[successor].connected:
-                return
-            await self.hub._write_seats(room, [], host_seat=successor, host_hash=None)
-            log.info("host role passed on", table=room.id, version=room.version, seat=successor)
-
         room.host_task = None
         with contextlib.suppress(TableError):
-            await self.hub._mutate(room, hand_on)
+            await self.changes.run(room, controls.pass_host)

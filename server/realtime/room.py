@@ -3,8 +3,8 @@
 A `Room` is the hub's cache of one table (docs/protocol.md): its seats, version and engine
 `Game`, the sockets watching it (`Listener`s) and the tasks that act for it (bots, grace
 and turn timers). It answers questions about itself (whose turn a bot must take, who may
-use the host controls, whether it is idle) and builds the messages each socket receives;
-only the hub changes it.
+use the host controls, whether it is idle). Only the change pipeline changes it
+(`server.realtime.changes`); `server.realtime.views` builds what its sockets receive.
 """
 
 from __future__ import annotations
@@ -15,31 +15,18 @@ import hmac
 import random
 import time
 from collections import deque
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import orjson
 
 from server.engine import Game, Rules
 from server.engine.view import PublicEncoder, SeatEncoder
-from server.realtime.hosting import (
-    hash_token,
-    iso_ms,
-    matches,
-    now_iso_ms,
-    public_action,
-    utcnow,
-)
-from server.realtime.messages import (
-    PROTOCOL_VERSION,
-    PublicSeat,
-    PublicTable,
-    ServerMessage,
-    StateMessage,
-    TimerMove,
-)
-from server.store.repository import ChatLine, Hosting, SeatRecord, TableRecord, TableSummary, iso
+from server.realtime.hosting import hash_token, matches
+from server.realtime.messages import ServerMessage, TimerMove
+from server.realtime.timer import public_move, utcnow
+from server.store.repository import ChatLine, Hosting, TableRecord, TableSummary
 
 ROOM_RNG = random.Random()
 
@@ -55,41 +42,6 @@ class Listener(Protocol):
     def send(self, message: ServerMessage) -> None: ...
 
     async def close(self, code: int, reason: str) -> None: ...
-
-
-class Frame(Mapping[str, Any]):
-    """A message as the JSON made once for all the sockets it goes to: the socket layer
-    sends `payload` (UTF-8) as it is. Read as a mapping (a listener in the process that
-    looks into it), it is that JSON decoded, on first use: exactly what a socket receives."""
-
-    __slots__ = ("_message", "_text", "payload")
-
-    def __init__(self, payload: bytes) -> None:
-        self.payload = payload
-        self._message: dict[str, Any] | None = None
-        self._text: str | None = None
-
-    @property
-    def text(self) -> str:
-        """`payload` as text, decoded on first use (a socket written to directly never
-        needs it)."""
-        if self._text is None:
-            self._text = self.payload.decode()
-        return self._text
-
-    def _decoded(self) -> dict[str, Any]:
-        if self._message is None:
-            self._message = orjson.loads(self.payload)
-        return self._message
-
-    def __getitem__(self, key: str) -> Any:
-        return self._decoded()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._decoded())
-
-    def __len__(self) -> int:
-        return len(self._decoded())
 
 
 @functools.lru_cache(maxsize=256)
@@ -121,8 +73,6 @@ class Room:
     # (over 30 of them, an instance dict is a table of its own, about 1.6 KB).
     __slots__ = (
         "_bot_nudge",
-        "_table_key",
-        "_table_rest",
         "bot_task",
         "chat",
         "created",
@@ -150,6 +100,8 @@ class Room:
         "seq",
         "series",
         "status",
+        "table_rest",
+        "timer_due",
         "timer_moves",
         "timer_task",
         "touched",
@@ -163,6 +115,7 @@ class Room:
         self.grace_tasks: dict[int, asyncio.Task[None]] = {}
         # Wakes the bots when the turn timer's deadline passes.
         self.timer_task: asyncio.Task[None] | None = None
+        self.timer_due: datetime | None = None
         # Hands the host role on after the host has been away for a while.
         self.host_task: asyncio.Task[None] | None = None
         # The token hash each seated socket said hello with (a re-issued seat drops it),
@@ -181,10 +134,9 @@ class Room:
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
         self.evicted = False
         self.touched = time.monotonic()
-        # The public table's JSON but its version and deadline (`table_json`), and what it
-        # was made of: rebuilt when a seat, the status, the score... changes, not per move.
-        self._table_key: tuple[Any, ...] | None = None
-        self._table_rest = b""
+        # The public table's JSON but its version and deadline, kept by `views` until the
+        # pipeline applies a change to anything else (None: to be made again).
+        self.table_rest: bytes | None = None
         self.public_encoder = PublicEncoder()
         self.seat_encoder = SeatEncoder()
         self.load(record)
@@ -202,7 +154,7 @@ class Room:
         self.game = load_game(self.rules, record)
         # The moves the turn timer made in the current hand, as everyone may see them.
         self.timer_moves: list[TimerMove] = [
-            {"seat": seat, "action": public_action(action)}
+            public_move(seat, action)
             for seat, action in (record.game.timer_actions if record.game else [])
         ]
         self.game_id = record.game.id if record.game else None
@@ -211,6 +163,7 @@ class Room:
         self.chat.clear()
         self.chat.extend(record.chat)
         self.series = list(record.series)
+        self.table_rest = None
 
     @property
     def bot_nudge(self) -> asyncio.Event:
@@ -319,166 +272,3 @@ class Room:
             hosting=self.hosting,
             series=self.series,
         )
-
-    def public(self) -> dict[str, Any]:
-        """The public table as the HTTP answers hold it (the same dict as `table`)."""
-        return cast(dict[str, Any], self.table())
-
-    def table(self) -> PublicTable:
-        """Public table info (docs/protocol.md): never a token, never a hidden card."""
-        return public_table(self.summary())
-
-    def table_json(self, deadline: str | None) -> bytes:
-        """`table()` as JSON (the same object; its keys in another order). Only what
-        changes with every move, the version and `deadline` (the hosting's, as `iso_ms`
-        gives it), is spliced into JSON kept from the last change of anything else."""
-        game = self.game
-        hosting = self.hosting
-        key = (
-            self.name,
-            self.status,
-            self.game_number,
-            tuple(self.seats),
-            tuple(self.series),
-            self.rules_json,
-            hosting.listed,
-            hosting.host_seat,
-            hosting.turn_seconds,
-            hosting.hints,
-            # Scores and the winner change only with a finished hand (or a new game).
-            game,
-            len(game.hand_results) if game is not None else 0,
-            game.winner if game is not None else None,
-        )
-        if key != self._table_key:
-            table = cast(dict[str, Any], self.table())
-            del table["version"], table["deadline"]
-            self._table_key, self._table_rest = key, orjson.dumps(table)[1:]
-        return b'{"version":%d,"deadline":%s,%s' % (
-            self.version,
-            b"null" if deadline is None else b'"%s"' % deadline.encode(),
-            self._table_rest,
-        )
-
-    def state_message(
-        self, listener: Listener, view: dict[str, Any] | None, table: PublicTable | None = None
-    ) -> StateMessage:
-        """One socket's `state`: its view, the public table (built once per broadcast and
-        passed in), the timer, and whether it holds the host's controls."""
-        return {
-            "type": "state",
-            "version": self.version,
-            "seat": listener.seat,
-            "state": view,
-            "table": table if table is not None else self.table(),
-            "host": self.has_controls(listener),
-            "deadline": iso_ms(self.hosting.deadline),
-            "server_time": now_iso_ms(),
-            "timer_moves": self.timer_moves,
-        }
-
-    def state_frames(self, listeners: list[Listener]) -> list[StateMessage]:
-        """The `state` of each of `listeners` after a change, each as a `Frame`, in their
-        order. JSON is made once per change for the public part (the table, the timer),
-        once per seat for its view, and spliced: sockets of the same seat and host role
-        share one frame (spectators all share theirs)."""
-        server_time = now_iso_ms()
-        deadline = iso_ms(self.hosting.deadline)
-        # The message's keys after the view (the table, the timer), its braces dropped
-        # but the last, spliced in from their JSON.
-        shared = b"".join(
-            (
-                b'"table":',
-                self.table_json(deadline),
-                orjson.dumps(
-                    {
-                        "deadline": deadline,
-                        "server_time": server_time,
-                        "timer_moves": self.timer_moves,
-                    }
-                ).replace(b"{", b",", 1),
-            )
-        )
-        head = b'{"type":"state","version":%d,"seat":' % self.version
-        game = self.game
-        # The part of the view every seat shares, made and encoded once per change (the
-        # keys that move, braces dropped, and the steady ones); each seat's own part
-        # (`seat_part`, kept by `SeatEncoder` while it cannot change) goes in front of it.
-        public: tuple[bytes | memoryview, ...] = ()
-        if game is not None:
-            moving, steady = self.public_encoder.parts(game)
-            public = (b",", memoryview(moving)[1:-1], b",", steady)
-        # What follows a seat's part, the same for every socket but for its host flag:
-        # joined once per flag, not once per frame.
-        tails: dict[bool, bytes] = {}
-        # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
-        frames: dict[tuple[int | None, bool], Frame] = {}
-        answer: list[Any] = []
-        host_listeners, host_seat = self.controls()
-        for listener in listeners:
-            # `has_controls(listener)`, its reading made once above.
-            seat = listener.seat
-            host = listener in host_listeners or (seat is not None and seat == host_seat)
-            frame = frames.get((seat, host))
-            if frame is None:
-                # The keys of `state_message`, each frame joined at once from its parts,
-                # as bytes (the socket layer writes them as they are).
-                tail = tails.get(host)
-                if tail is None:
-                    host_json = b',"host":true,' if host else b',"host":false,'
-                    tail = tails[host] = b"".join((*public, host_json, shared))
-                seat_json = b"null" if seat is None else b"%d" % seat
-                view = b"null" if game is None else self.seat_encoder.open_json(game, seat)
-                frame = frames[(seat, host)] = Frame(
-                    b"".join((head, seat_json, b',"state":', view, tail))
-                )
-            answer.append(frame)
-        return answer
-
-    def welcome(self, listener: Listener) -> StateMessage:
-        """The answer to a socket's `hello`: its state, the chat so far, the protocol."""
-        message = self.state_message(listener, self.view(listener.seat))
-        message["chat"] = list(self.chat)
-        message["protocol"] = PROTOCOL_VERSION
-        return message
-
-    def view(self, seat: int | None) -> dict[str, Any] | None:
-        return self.game.view(seat) if self.game is not None else None
-
-
-def public_table(table: TableSummary) -> PublicTable:
-    """The `table` object of docs/protocol.md, from memory (a room) or the database
-    (the lobby): never a token, never a hidden card."""
-    return {
-        "id": table.id,
-        "name": table.name,
-        "url": f"/t/{table.id}",
-        "rules": table.rules,
-        "status": table.status,
-        "version": table.version,
-        "game_number": table.game_number,
-        "seats": [public_seat(seat) for seat in table.seats],
-        "scores": table.scores,
-        "winner": table.winner,
-        "hands_played": table.hands_played,
-        "created": iso(table.created),
-        "listed": table.hosting.listed,
-        "host_seat": table.hosting.host_seat,
-        "turn_seconds": table.hosting.turn_seconds,
-        "deadline": iso_ms(table.hosting.deadline),
-        "series": table.series,
-        "hints": table.hosting.hints,
-    }
-
-
-def public_seat(seat: SeatRecord) -> PublicSeat:
-    info: PublicSeat = {
-        "seat": seat.seat,
-        "name": seat.name,
-        "bot": seat.bot,
-        "connected": seat.connected or seat.bot is not None,
-    }
-    if seat.autoplay:
-        info["autoplay"] = True
-        info["autoplay_reason"] = seat.autoplay_reason or "away"
-    return info

@@ -13,7 +13,7 @@ import pytest
 from bench import load, relay
 from server.app import create_app
 from server.engine import Rules
-from server.realtime.room import Frame
+from server.realtime.views import Frame
 from server.settings import Settings
 
 

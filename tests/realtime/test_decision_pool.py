@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SERVER = """
 import os, sys, time
-from server.realtime.autoplay import decision_pool
+from server.realtime.bots import decision_pool
 pool = decision_pool(1)
 print(pool.submit(os.getpid).result(), flush=True)
 time.sleep(120)
@@ -25,7 +25,7 @@ time.sleep(120)
 STARTED = """
 import asyncio, sys, time
 from server.app import create_app
-from server.realtime.autoplay import _POOLS
+from server.realtime.bots import POOLS
 from server.settings import Settings
 
 async def main():
@@ -34,10 +34,10 @@ async def main():
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         deadline = time.monotonic() + 30
-        while (3 not in _POOLS or len(_POOLS[3]._processes) < 3) and time.monotonic() < deadline:
+        while (3 not in POOLS or len(POOLS[3]._processes) < 3) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         # The pool's own record of its processes: nothing has been asked of it yet.
-        print(" ".join(str(p.pid) for p in _POOLS[3]._processes.values()), flush=True)
+        print(" ".join(str(p.pid) for p in POOLS[3]._processes.values()), flush=True)
 
 asyncio.run(main())
 """

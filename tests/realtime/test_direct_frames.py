@@ -22,7 +22,7 @@ from websockets.frames import Frame as WireFrame
 from websockets.frames import Opcode
 
 from server.api.wire import text_frame
-from server.realtime.room import Frame
+from server.realtime.views import Frame
 from tests.realtime.players import create_table
 from tests.realtime.test_socket_limits import (
     RawSocket,

@@ -18,6 +18,7 @@ from sqlalchemy.util import await_only
 
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
+from server.realtime.views import room_table
 from server.settings import Settings
 from server.store.db import create_engine, migrate
 from server.store.models import ActionRow
@@ -136,8 +137,8 @@ async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_s
     # Every player shown away; the room may be evicted meanwhile, it keeps its last state.
     await until(lambda: not any(seat.connected for seat in room.seats))
     version = room.version
-    hands = [room.view(seat)["hand"] for seat in range(4)]
-    watched = room.view(None)
+    hands = [room.game.view(seat)["hand"] for seat in range(4)]
+    watched = room.game.view(None)
 
     await until(lambda: table_id not in hub.rooms)
 
@@ -251,7 +252,7 @@ async def test_the_lobby_lists_tables_from_the_database_without_loading_them(ser
     await play_turns(
         players, hub.rooms[playing].rules, done=lambda m: m["table"]["hands_played"] >= 1
     )
-    in_memory = {table_id: (await hub.room(table_id)).public() for table_id in (waiting, playing)}
+    in_memory = {table_id: room_table(await hub.room(table_id)) for table_id in (waiting, playing)}
 
     fresh = TableHub(hub.store, hub.settings, LocalNotices())
     listed = {table["id"]: table for table in await fresh.lobby()}
@@ -275,7 +276,7 @@ async def test_the_lobby_shows_zero_scores_before_the_first_hand_ends(served, ht
     (listed,) = [table for table in await fresh.lobby() if table["id"] == table_id]
     assert listed["status"] == "playing" and listed["hands_played"] == 0
     assert listed["scores"] == [{"score": 0, "bags": 0}] * 3
-    assert listed == (await app.state.hub.room(table_id)).public()
+    assert listed == room_table(await app.state.hub.room(table_id))
 
 
 async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(postgres_url):

@@ -11,7 +11,9 @@ import orjson
 
 from server.app import create_app
 from server.engine import Rules
-from server.realtime.room import Frame
+from server.realtime.messages import PROTOCOL_VERSION
+from server.realtime.timer import iso_ms
+from server.realtime.views import Frame, public_table
 
 
 def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -19,6 +21,31 @@ def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     legal = view["legal"]
     likely = [a for a in legal if a["type"] == "bid" and a["bid"] in (2, 3, 4)]
     return rng.choice(likely or legal)
+
+
+def fresh_state(room: Any, listener: Any) -> dict[str, Any]:
+    """The `state` a socket should get now, built whole from the room's public pieces as
+    docs/protocol.md lists them (nothing kept from an earlier change); `server_time` left
+    out. A hello's answer carries the chat so far and the protocol too."""
+    return {
+        "type": "state",
+        "version": room.version,
+        "seat": listener.seat,
+        "state": room.game.view(listener.seat) if room.game is not None else None,
+        "table": public_table(room.summary()),
+        "host": room.has_controls(listener),
+        "deadline": iso_ms(room.hosting.deadline),
+        "server_time": None,
+        "timer_moves": room.timer_moves,
+    }
+
+
+def as_sent(room: Any, listener: Any, sent: dict[str, Any]) -> dict[str, Any]:
+    """`fresh_state`, with the welcome's own keys when `sent` is a hello's answer."""
+    fresh = fresh_state(room, listener)
+    if "protocol" in sent:
+        fresh |= {"chat": list(room.chat), "protocol": PROTOCOL_VERSION}
+    return fresh
 
 
 class Mailbox:
@@ -54,12 +81,9 @@ async def test_each_socket_text_is_its_own_state_and_watchers_share_one(settings
         frames = [box.messages[-1] for box in boxes]
         for box, frame in zip(boxes, frames, strict=True):
             assert isinstance(frame, Frame)
-            # The spliced text is the message `state_message` builds from the whole view.
-            whole = room.state_message(box, room.view(box.seat), room.table())
-            assert {**orjson.loads(frame.text), "server_time": None} == {
-                **whole,
-                "server_time": None,
-            }
+            # The spliced text is the message built whole from the room's public pieces.
+            sent = orjson.loads(frame.text)
+            assert {**sent, "server_time": None} == as_sent(room, box, sent)
             assert frame["version"] == room.version
         assert [frame["seat"] for frame in frames] == [0, 1, 2, 3, None, None]
         assert frames[4]["host"] and not frames[5]["host"]
@@ -85,7 +109,7 @@ async def test_watchers_of_the_same_kind_share_one_frame(settings):
 
 class CheckingBox(Mailbox):
     """A listener that checks every state it gets against one built afresh, whole, from
-    the room as it is when the frame arrives (`state_message`: the public table and view
+    the room as it is when the frame arrives (`fresh_state`: the public table and view
     made from scratch, nothing kept from an earlier change)."""
 
     def __init__(self, room: Any) -> None:
@@ -96,9 +120,8 @@ class CheckingBox(Mailbox):
     def send(self, message: dict[str, Any]) -> None:
         super().send(message)
         if isinstance(message, Frame):
-            fresh = self.room.state_message(self, self.room.view(self.seat), self.room.table())
             sent = orjson.loads(message.text)
-            assert {**sent, "server_time": None} == {**fresh, "server_time": None}
+            assert {**sent, "server_time": None} == as_sent(self.room, self, sent)
             self.checked += 1
 
 

@@ -18,7 +18,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 
 from server.api.sockets import SocketListener
 from server.engine import Rules
-from server.realtime.room import Frame
+from server.realtime.views import Frame
 from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 

@@ -1,0 +1,138 @@
+"""The host's controls, as pure changes: move players before the start, let a bot stand in
+for an away player, give a seat to someone new, set the turn timer, end the table; and the
+host role passing on while the host is away.
+
+Each function checks that the token carries the host's controls (`host`) and returns the
+`Effects` of one change; the change pipeline writes and applies them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from server.realtime import seats
+from server.realtime.effects import Effects
+from server.realtime.errors import TableError, Unsure
+from server.realtime.hosting import hash_token, host_away
+from server.realtime.messages import error
+from server.realtime.room import Room
+from server.realtime.timer import fresh_deadline, utcnow
+
+
+def host(room: Room, token: str | None, what: str) -> None:
+    """Refuse (403) unless `token` carries the host's controls; an unknown token may be
+    one another process just gave out (`Unsure`)."""
+    if not room.is_host(token):
+        raise Unsure("not_host", f"Only the host can {what}.", 403)
+
+
+def move(room: Room, token: str, seat: int, to: int) -> Effects:
+    """Before the game: the occupant of `seat` moves to `to`; an occupant there swaps.
+    The sockets follow their players, so that the broadcast shows each its seat."""
+    host(room, token, "move players")
+    first, second = seats.in_range(room, seat), seats.in_range(room, to)
+    if room.status != "waiting":
+        raise TableError("started", "Players can only move before the game starts.", 409)
+    if first.name is None:
+        raise TableError("seat_empty", "Nobody sits in that seat.", 409)
+    if seat == to:
+        raise TableError("same_seat", "Choose another seat to move to.", 409)
+    swap = {seat: to, to: seat}
+    host_seat = room.hosting.host_seat
+    players = room.rules.players
+
+    def follow(room: Room) -> None:
+        for listener in room.listeners:
+            if listener.seat is not None and listener.seat in swap:
+                listener.seat = swap[listener.seat]
+
+    return Effects(
+        seats=(seats.seated_at(second, seat, players), seats.seated_at(first, to, players)),
+        table={"host_seat": swap.get(host_seat, host_seat) if host_seat is not None else None},
+        sockets=follow,
+        recount=frozenset(swap),
+    )
+
+
+def stand_in(room: Room, token: str, seat: int) -> Effects:
+    """During a game: a bot plays for the away player of `seat` until they return."""
+    host(room, token, "hand a seat to a bot")
+    current = seats.in_range(room, seat)
+    if room.status != "playing":
+        raise TableError("not_playing", "A bot can stand in only during a game.", 409)
+    if current.token_hash is None:
+        raise TableError("not_a_person", "No player sits in that seat.", 409)
+    if current.connected:
+        raise TableError(
+            "present",
+            f"{current.name} is at the table; a bot only plays for a player who is away.",
+            409,
+        )
+    if current.autoplay:
+        raise TableError("autoplay", "A bot already plays for that seat.", 409)
+    return Effects(
+        seats=(seats.stand_in(current),),
+        ungrace=frozenset((seat,)),
+        note="host handed a seat to a bot",
+    )
+
+
+def reissue(room: Room, token: str, seat: int, name: str | None, fresh: str) -> Effects:
+    """Give a seat to a new person with the token `fresh`: the old one stops working, and
+    its sockets watch from now on. A bot's seat becomes a person's, the bot playing for
+    them until they arrive."""
+    host(room, token, "give a seat to someone new")
+    seats.not_ended(room)
+    current = seats.in_range(room, seat)
+    if current.name is None:
+        raise TableError(
+            "seat_empty", "That seat is empty: anyone with the invite can take it.", 409
+        )
+    playing = room.status == "playing"
+    was_bot = current.bot is not None
+    given = replace(
+        current,
+        name=name or (f"Player {seat + 1}" if was_bot else current.name),
+        token_hash=hash_token(fresh),
+        bot=None,
+        connected=False,
+        autoplay=current.autoplay or (playing and was_bot),
+        autoplay_reason=current.autoplay_reason or ("away" if playing and was_bot else None),
+        timeouts=0,
+    )
+    farewell = error("bad_token", "The host gave your seat to someone else; watching.")
+    return Effects(
+        seats=(given,),
+        sockets=seats.unseat({seat}, farewell),
+        recount=frozenset((seat,)),
+        note="seat re-issued",
+    )
+
+
+def set_timer(room: Room, token: str, turn_seconds: int | None) -> Effects:
+    """Change the turn timer; a running countdown starts again from now."""
+    host(room, token, "change the turn timer")
+    seats.not_ended(room)
+    turn = room.game.turn if room.game is not None and room.status == "playing" else []
+    deadline = fresh_deadline(turn_seconds, turn, utcnow())
+    return Effects(table={"turn_seconds": turn_seconds, "deadline": deadline})
+
+
+def end(room: Room, token: str) -> Effects:
+    """The host closes the table: the game stops, nothing more can be changed."""
+    host(room, token, "end the table")
+    seats.not_ended(room)
+    return Effects(
+        table={"status": "ended", "deadline": None},
+        ungrace=frozenset(range(len(room.seats))),
+        note="table ended by its host",
+    )
+
+
+def pass_host(room: Room) -> Effects:
+    """The host has been away while another player is here: the role passes on (the
+    host token stops working)."""
+    successor = host_away(room.hosting, room.seats, room.status)
+    if successor is None:
+        return Effects()
+    return Effects(table={"host_seat": successor, "host_hash": None}, note="host role passed on")

@@ -1,0 +1,67 @@
+"""Hints: the advanced bot's choice from the asking seat's own view, for that socket alone.
+
+Nothing is played and nothing changes, so no lock is taken: the view is read at once and
+the answer names the version it was made on. Each seat's latest hint is kept on its room by
+that version (`Room.hints`): asking again before the table moves gets the same answer,
+thought out once in the bots' decision pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from server.observability import ERRORS
+from server.realtime.bots import bot_decision
+from server.realtime.errors import TableError
+from server.realtime.messages import HintMessage, error
+from server.realtime.room import Listener, Room
+from server.settings import Settings
+
+log = structlog.get_logger(__name__)
+
+# The bot level whose choice a hint shows.
+HINT_LEVEL = "advanced"
+
+
+def refusal(room: Room, seat: int | None) -> TableError | None:
+    """Why `seat` may not have a hint now; None when it may."""
+    if seat is None:
+        return TableError("not_seated", "Spectators get no hints; take a seat first.")
+    if not room.hosting.hints:
+        return TableError("hints_off", "Hints are off at this table.")
+    if room.game is None or room.status != "playing":
+        return TableError("not_started", "The game has not started yet.")
+    if seat not in room.game.turn:
+        return TableError("not_your_turn", "A hint waits for your turn.")
+    return None
+
+
+async def hint(
+    settings: Settings, room: Room, listener: Listener, hint_id: str | int | None = None
+) -> None:
+    """Answer a socket's `hint` (or refuse it) on that socket alone."""
+    seat, game = listener.seat, room.game
+    refused = refusal(room, seat)
+    if refused is not None or seat is None or game is None:
+        assert refused is not None
+        listener.send(error(refused.code, refused.message, hint_id))
+        return
+    version = room.version
+    made = room.hints.get(seat)
+    if made is None or made[0] != version:
+        thinking = bot_decision(
+            settings.bot_processes, room.rules, game.view(seat), HINT_LEVEL, room.rng
+        )
+        made = room.hints[seat] = (version, asyncio.ensure_future(thinking))
+    try:
+        action = await asyncio.shield(made[1])
+    except Exception:
+        if room.hints.get(seat) is made:  # the next ask thinks again
+            del room.hints[seat]
+        ERRORS.labels(where="hint").inc()
+        log.exception("hint failed", table=room.id, version=version, seat=seat)
+        listener.send(error("unavailable", "No hint right now; try again.", hint_id))
+        return
+    listener.send(HintMessage(type="hint", id=hint_id, version=version, action=action))

@@ -1,0 +1,166 @@
+"""Moves and games, as pure changes: a player's, a bot's or the turn timer's move, a new
+game when the table is full, a rematch.
+
+`play` advances the room's engine `Game` (the one thing a change may advance before its
+write lands: a failed write reloads the room) and returns the `ActionWrite` that records
+the move with whatever it finished (hands, the game) and the turn timer's next deadline.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import orjson
+import structlog
+
+from server.engine import Game, IllegalAction
+from server.observability import ERRORS
+from server.realtime import seats
+from server.realtime.effects import Effects, GameStart
+from server.realtime.errors import HalfDone, TableError
+from server.realtime.messages import TimerMove
+from server.realtime.room import Listener, Room
+from server.realtime.timer import fresh_deadline, next_deadline, public_move, utcnow
+from server.store.repository import ActionWrite
+
+log = structlog.get_logger(__name__)
+
+# Engine refusals that clients have always seen as codes of their own, not `illegal`.
+OWN_CODES = frozenset(("not_your_turn", "game_over"))
+
+
+def hand_fields(
+    result: dict[str, Any], timer_moves: list[TimerMove], plays: list[dict[str, Any]] | None
+) -> dict[str, Any]:
+    """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
+    breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
+    `plays` every trick of the hand, for its replay."""
+    return {
+        "dealer": result.get("dealer"),
+        "bids": result["bids"],
+        "tricks": result["tricks"],
+        "deal": result["deal"],
+        "sides": result["sides"],
+        "timer_moves": timer_moves,
+        "plays": plays,
+    }
+
+
+def player_move(
+    room: Room, listener: Listener, action: dict[str, Any], version: int | None
+) -> Effects:
+    """A seated socket's move, made on `version` of the table when it names one."""
+    if listener.seat is None:
+        raise TableError("not_seated", "Spectators cannot play; take a seat first.")
+    if version is not None and version != room.version:
+        raise TableError("stale", f"The table moved on (version {room.version}); look again.")
+    return play(room, listener.seat, action)
+
+
+def bot_move(
+    room: Room, turn: tuple[int, str, str | None], seq: int, action: dict[str, Any]
+) -> Effects:
+    """A bot's move, chosen for `turn` (seat, level, cause) after move `seq`: refused as
+    `stale` when the table has moved on or the seat is no longer the bots' to play."""
+    if room.seq != seq or room.bot_seat() != turn:
+        raise TableError("stale", "The table moved on while the bot was thinking.")
+    seat, _level, cause = turn
+    return play(room, seat, action, cause)
+
+
+def play(room: Room, seat: int, action: dict[str, Any], cause: str | None = None) -> Effects:
+    """Apply `action` for `seat` to the room's game and record it. `cause`: who chose the
+    move when not its player ("timer", "autoplay")."""
+    game = room.game
+    seats.not_ended(room)
+    if game is None or room.status == "waiting":
+        raise TableError("not_started", "The game has not started yet.")
+    turn_before = game.turn  # a list of its own: `turn` makes one each time
+    try:
+        game.act(seat, action)
+    except IllegalAction as refusal:
+        # The engine's code is the reason; a few have always been codes of their own.
+        code = refusal.code if refusal.code in OWN_CODES else "illegal"
+        raise TableError(code, str(refusal), reason=refusal.code) from None
+    except Exception:
+        # The engine should only raise IllegalAction: the game may be half-advanced.
+        ERRORS.labels(where="engine").inc()
+        log.exception("engine failed", table=room.id, version=room.version)
+        raise HalfDone("illegal", "That action is not possible here.") from None
+    return Effects(action=record(room, seat, action, cause, turn_before))
+
+
+def record(
+    room: Room, seat: int, action: dict[str, Any], cause: str | None, turn_before: list[int]
+) -> ActionWrite:
+    """What the move just applied to the room's game writes."""
+    game = room.game
+    assert game is not None and room.game_id is not None
+    results = game.hand_results[room.hands_saved :]
+    over = game.winner is not None or game.phase == "over"
+    timer_moves = timer_moves_after(room.timer_moves, seat, action, cause)
+    changed = seats.after_move(room.seats[seat], cause)
+    hosting = room.hosting
+    deadline = (
+        None
+        if over or hosting.turn_seconds is None
+        else next_deadline(
+            hosting.turn_seconds, hosting.deadline, turn_before, seat, list(game.turn), utcnow()
+        )
+    )
+    return ActionWrite(
+        table_id=room.id,
+        old_version=room.version,
+        status="over" if over else "playing",
+        game_id=room.game_id,
+        seq=room.seq + 1,
+        seat=seat,
+        action=action,
+        # A snapshot after each finished hand; resuming replays the log after it. Its
+        # JSON as made by the game (the JSON column writes a Fragment as it is).
+        snapshot=orjson.Fragment(game.state_json()) if results or over else None,
+        new_hands=[
+            hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
+            for result in results
+        ],
+        first_hand_number=room.hands_saved + 1,
+        winner=game.winner,
+        final_scores=game.scores if over else None,
+        deadline=deadline,
+        cause=cause if cause in ("timer", "autoplay") else None,
+        seats=[changed] if changed is not None else [],
+    )
+
+
+def timer_moves_after(
+    moves: list[TimerMove], seat: int, action: dict[str, Any], cause: str | None
+) -> list[TimerMove]:
+    """The moves the turn timer made in the current hand, after this one."""
+    return [*moves, public_move(seat, action)] if cause == "timer" else moves
+
+
+def start(room: Room) -> Effects:
+    """A new game, dealt from a fresh seed. A player who left before the start gets the
+    same grace as one who leaves later."""
+    seed = secrets.randbits(62)
+    game = Game(room.rules, seed=seed)
+    deadline = fresh_deadline(room.hosting.turn_seconds, game.turn, utcnow())
+    away = frozenset(
+        seat.seat for seat in room.seats if seat.token_hash is not None and not seat.connected
+    )
+    return Effects(start=GameStart(game, room.game_number + 1, seed, deadline), grace=away)
+
+
+def start_if_full(room: Room) -> Effects:
+    if room.status == "waiting" and all(seat.name is not None for seat in room.seats):
+        return start(room)
+    return Effects()
+
+
+def rematch(room: Room, token: str) -> Effects:
+    refusal = TableError("bad_token", "Only a seated player may ask for a rematch.", 401)
+    seats.holder(room, token, refusal)
+    if room.status != "over":
+        raise TableError("not_over", "The game is not over yet.", 409)
+    return start(room)

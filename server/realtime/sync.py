@@ -1,0 +1,69 @@
+"""Keeping a process's rooms in step with the others' writes (several processes, Redis).
+
+Another process's notice of a change reloads the table if we serve it (`on_remote_change`).
+While notices cannot arrive (Redis down), the versions of the tables we serve are read
+from the database instead (`poll_while_deaf`), so that a table split across processes
+keeps playing; when the subscription is back, every room is reloaded (`resync`), since
+notices may have been missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from server.observability import ERRORS
+from server.realtime.changes import TableChanges
+from server.realtime.presence import Presence
+
+log = structlog.get_logger(__name__)
+
+
+class Sync:
+    def __init__(self, changes: TableChanges, presence: Presence) -> None:
+        self.changes = changes
+        self.presence = presence
+
+    async def on_remote_change(self, table_id: str, version: int) -> None:
+        """Another process changed a table: reload it if we serve it, and broadcast."""
+        room = self.changes.rooms.served.get(table_id)
+        if room is None:
+            return
+        await self.changes.refresh(room, newer=version)
+        if room.shown_away():
+            # Another process marked away a seat one of our sockets holds (a race between
+            # its last socket closing and ours opening): the seat is present.
+            self.changes.in_background(self.presence.restore(room), "presence")
+
+    async def poll_while_deaf(self) -> None:
+        """With several processes: while notices from the others cannot arrive, read the
+        versions of the tables we serve from the database, every
+        `settings.outage_poll_seconds`."""
+        while not self.changes.closing:
+            await asyncio.sleep(self.changes.settings.outage_poll_seconds)
+            if self.changes.notices.listening:
+                continue
+            try:
+                await self.poll_versions()
+            except Exception:
+                ERRORS.labels(where="store").inc()
+                log.warning("table versions not read", exc_info=True)
+
+    async def poll_versions(self) -> None:
+        """One round of `poll_while_deaf`: reload each watched table that moved on."""
+        watched = [room.id for room in self.changes.rooms.served.values() if room.listeners]
+        if not watched:
+            return
+        for table_id, version in (await self.changes.store.versions(watched)).items():
+            await self.on_remote_change(table_id, version)
+
+    async def resync(self) -> None:
+        """Notices from other processes may have been missed: reload every table this
+        process serves; those that changed are broadcast."""
+        for room in list(self.changes.rooms.served.values()):
+            try:
+                await self.changes.refresh(room)
+            except Exception:
+                ERRORS.labels(where="store").inc()
+                log.exception("table not resynced", table=room.id)
