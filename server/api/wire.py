@@ -28,10 +28,11 @@ from websockets.protocol import State
 
 log = structlog.get_logger(__name__)
 
-# Versions the direct path is tested against (tests/realtime/test_direct_frames.py), as
-# [lowest, first one not tested): uvicorn's write flow control (`writable`) came in 0.52.1.
+# Versions the direct path is tested with (tests/realtime/test_direct_frames.py, run at
+# both ends: uvicorn 0.52.1 and 0.55.0, websockets 15.0 and 17.4), as [lowest, first one
+# not tested). uvicorn's write flow control (`writable`) came in 0.52.1.
 TESTED_UVICORN = ((0, 52, 1), (0, 56))
-TESTED_WEBSOCKETS = ((13,), (18,))
+TESTED_WEBSOCKETS = ((15,), (18,))
 
 # What `write_text` reads of the protocol object and of its `websockets` connection: a
 # protocol without all of them is never written to directly.

@@ -191,7 +191,7 @@ async def test_with_per_message_deflate_states_are_compressed_by_websockets(sett
         (uvicorn, "0.56.0", False),
         (uvicorn, "1.0.0", False),
         (websockets.version, "17.4", True),
-        (websockets.version, "12.0", False),
+        (websockets.version, "14.0", False),
         (websockets.version, "18.0", False),
     ],
 )
