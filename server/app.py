@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server.api import ops, pages, sockets, tables
 from server.api.ratelimit import WriteLimiter
 from server.api.security import SecurityHeaders
+from server.api.wire import FramePath
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub
@@ -154,6 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
     app.state.chat_limiter = sockets.Limiter(settings.chat_rate_limit, "chat")
     app.state.socket_guard = sockets.SocketGuard(settings)
+    app.state.frame_path = FramePath(settings.direct_frames)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 
     app.add_middleware(BodyLimit, timeout=settings.body_timeout_seconds)

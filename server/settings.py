@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # frames are a few KB and each compressing socket costs CPU and a compressor's memory
     # (docs/performance.md, Per-message deflate); on trades them for fewer bytes sent.
     ws_deflate: bool = False
+    # Write a state's WebSocket frame straight to the transport where uvicorn would write
+    # the same bytes (`server.api.wire`); false: every frame through uvicorn's own send.
+    direct_frames: bool = True
     # -- Connection limits and trust (docs/operations.md, Security) --
     # Open WebSockets one client address may hold; one more is closed with 1013.
     ws_per_address: int = Field(default=32, ge=1)

@@ -34,7 +34,7 @@ from limits import RateLimitItem, parse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketState
 
-from server.api.wire import direct_protocol, write_text
+from server.api.wire import FramePath, write_text
 from server.observability import ERRORS, SOCKETS_DROPPED
 from server.realtime.errors import TableError
 from server.realtime.hub import Room, TableHub
@@ -126,7 +126,13 @@ class SocketListener:
         "writer",
     )
 
-    def __init__(self, websocket: WebSocket, table_id: str, send_asgi: Send | None = None) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        table_id: str,
+        send_asgi: Send | None = None,
+        frames: FramePath | None = None,
+    ) -> None:
         self.websocket = websocket
         # The connection's ASGI `send`, when it is an async function (its sends are then
         # coroutines, begun here as `_send_now` does): a state's text goes to it as it is
@@ -135,8 +141,9 @@ class SocketListener:
             send_asgi if send_asgi is not None and inspect.iscoroutinefunction(send_asgi) else None
         )
         # uvicorn's sans-I/O protocol object behind that `send`, whose text frames
-        # `send` writes itself when nothing stands in the way (`server.api.wire`).
-        self.direct = direct_protocol(send_asgi)
+        # `send` writes itself when nothing stands in the way (`server.api.wire`); None
+        # when `frames` says every frame goes through uvicorn's `send`.
+        self.direct = frames.protocol(send_asgi) if frames is not None else None
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
@@ -595,7 +602,7 @@ async def table_socket(
         if hub.closing:
             await websocket.close(1012, "server restarting")
             return
-        socket = SocketListener(websocket, room.id, send)
+        socket = SocketListener(websocket, room.id, send, websocket.app.state.frame_path)
         limiter: Limiter = websocket.app.state.ws_limiter
         chat_limiter: Limiter = websocket.app.state.chat_limiter
         greeted = False

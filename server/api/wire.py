@@ -1,35 +1,41 @@
-"""A state's text frame written straight to the connection, where uvicorn's sans-I/O
-WebSocket protocol would write the same bytes.
+"""A state's text frame written straight to the connection's transport, where uvicorn's
+sans-I/O WebSocket protocol (`--ws websockets-sansio`) would write the same bytes.
 
-uvicorn's `send` of a text message (`--ws websockets-sansio`) hands it to the `websockets`
-protocol object, which builds a `Frame`, checks it, serializes it through a buffer with
-each extension in turn, and keeps the bytes for uvicorn to join and write to the
-transport: about twenty Python calls a socket, five for every move at a table with one
-spectator, and most of a move's work beside the game's own. A server-to-client text
-frame is the FIN and text opcode byte, the length (in 1, 3 or 9 bytes) and the payload,
-unmasked (RFC 6455, section 5.2). So when nothing else could be in the way, the frame is
-made here and written to the transport at once: the handshake done, nothing sent or
-received that closes the connection, no fragmented message under way, no extension
-(per-message deflate) that would transform the payload, nothing left unwritten in the
-protocol object, and the transport not holding back writes (uvicorn's `writable`). In
-every other case the caller sends through uvicorn's `send` as before, which then does
-whatever that case asks (waits, raises, compresses).
+A server's text frame is a FIN and opcode byte, the length and the unmasked payload
+(RFC 6455, 5.2), so building it here spares each socket the `websockets` frame machinery
+(docs/performance.md, "The frame fast path"). It is written only when nothing could be in
+the way (see `write_text`); otherwise the caller sends through uvicorn's own `send`, which
+waits, raises or compresses as that case asks. Pings, pongs and the close always go
+through uvicorn, on the same transport and event loop, so frames never interleave.
 
-Keepalive pings, pongs and the close go through uvicorn and `websockets` as always, on
-the same transport: every write is a whole frame, made on the event loop, so frames never
-interleave.
+ASGI has no way to send a text message's bytes without decoding them, so this is the
+project's one exception to "never reach into a library's internals": it reads uvicorn's
+protocol object and its `websockets` connection, and only for the uvicorn and websockets
+versions it is tested with (`TESTED_UVICORN`, `TESTED_WEBSOCKETS`, and pyproject.toml's
+pins); `SPADES_DIRECT_FRAMES=false` turns it off.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import structlog
+import uvicorn
+import websockets.version
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
-# What `write_text` reads of the protocol object: uvicorn's own checks before it writes a
-# text message (its write flow control, `writable`, came with uvicorn 0.52.1). A protocol
-# without all of them is never written to directly.
+log = structlog.get_logger(__name__)
+
+# Versions the direct path is tested with (tests/realtime/test_direct_frames.py, run at
+# both ends: uvicorn 0.52.1 and 0.55.0, websockets 15.0 and 17.4), as [lowest, first one
+# not tested). uvicorn's write flow control (`writable`) came in 0.52.1.
+TESTED_UVICORN = ((0, 52, 1), (0, 56))
+TESTED_WEBSOCKETS = ((15,), (18,))
+
+# What `write_text` reads of the protocol object and of its `websockets` connection: a
+# protocol without all of them is never written to directly.
 PROTOCOL_STATE = (
     "conn",
     "transport",
@@ -48,10 +54,64 @@ EIGHT_BYTE_LENGTH = 127
 TWO_BYTE_HEAD = bytes((FIN_TEXT, TWO_BYTE_LENGTH))
 
 
+def release(version: str) -> tuple[int, ...]:
+    """The leading numbers of a version string.
+
+    >>> release("0.55.0"), release("0.56.0rc1"), release("17.4")
+    ((0, 55, 0), (0, 56, 0), (17, 4))
+    """
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def in_range(version: str, bounds: tuple[tuple[int, ...], tuple[int, ...]]) -> bool:
+    """Whether `version` lies in `bounds`, [lowest, first one not tested).
+
+    >>> in_range("0.55.0", TESTED_UVICORN), in_range("0.56.0", TESTED_UVICORN)
+    (True, False)
+    """
+    lowest, beyond = bounds
+    return lowest <= release(version) < beyond
+
+
+class FramePath:
+    """Which way one app's state frames go: straight to the transport (`protocol` finds
+    the connection's protocol object), or through uvicorn's `send` (`protocol` is None).
+    Decided once, when the app is made, and logged once."""
+
+    def __init__(self, wanted: bool = True) -> None:
+        versions = f"uvicorn {uvicorn.__version__}, websockets {websockets.version.version}"
+        if not wanted:
+            why = "turned off (SPADES_DIRECT_FRAMES)"
+        elif not in_range(uvicorn.__version__, TESTED_UVICORN):
+            why = "uvicorn's version is outside the tested range"
+        elif not in_range(websockets.version.version, TESTED_WEBSOCKETS):
+            why = "websockets' version is outside the tested range"
+        else:
+            why = ""
+        self.direct = not why
+        self.told_unusable = False
+        if self.direct:
+            log.info("state frames written to the transport directly", versions=versions)
+        else:
+            log.info("state frames sent through uvicorn's send", reason=why, versions=versions)
+
+    def protocol(self, send: Any) -> WebSocketsSansIOProtocol | None:
+        """The protocol object to write `send`'s states to, or None: uvicorn's `send`."""
+        if not self.direct:
+            return None
+        protocol = direct_protocol(send)
+        if protocol is None and not self.told_unusable:
+            self.told_unusable = True
+            log.info(
+                "state frames sent through uvicorn's send for sockets not served by the "
+                "websockets-sansio protocol it was tested with"
+            )
+        return protocol
+
+
 def direct_protocol(send: Any) -> WebSocketsSansIOProtocol | None:
     """The uvicorn protocol object behind an ASGI `send`, when it is the sans-I/O one's
-    own method and holds everything `write_text` checks (its frames can then be written
-    straight to its transport); else None."""
+    own method and holds everything `write_text` checks; else None."""
     owner = getattr(send, "__self__", None)
     if (
         isinstance(owner, WebSocketsSansIOProtocol)
@@ -83,7 +143,10 @@ def text_frame(payload: bytes) -> bytes:
 
 def write_text(protocol: WebSocketsSansIOProtocol, payload: bytes) -> bool:
     """Write `payload` as one text frame now, as `protocol.send` would, if nothing stands
-    in the way (see the module's docstring); False, with nothing written, otherwise."""
+    in the way: the handshake done, nothing closing or disconnected, no fragmented message
+    under way, no extension (per-message deflate) to transform it, nothing left unwritten
+    in the protocol object, and the transport not holding back writes. False, with nothing
+    written, otherwise."""
     connection = protocol.conn
     if not (
         protocol.handshake_complete

@@ -1,55 +1,22 @@
 """Group commit: the accepted actions of many tables written by one task, in one transaction.
 
 An action's writer hands it to `GroupCommit.submit` and waits for its own answer. One task
-per event loop takes every write waiting at that moment and commits them together; writes
-that arrive meanwhile wait for the next transaction. So under load a transaction carries
-many actions (one BEGIN and one COMMIT, one INSERT for all their log rows), and when the
-tables are quiet each action still commits at once, alone. Each caller learns of its own
-commit only once the transaction has landed: it broadcasts after its own commit, never
-before.
+per event loop commits every write waiting at that moment together; writes arriving
+meanwhile wait for the next transaction. Under load a transaction carries many actions;
+a quiet table's action still commits at once, alone. A caller learns of its commit only
+once it has landed (its `landed` callback runs in the step that committed it, so the
+table can broadcast without waiting another turn of the loop). A version conflict is one
+write's answer; a batch that fails is rolled back and its writes committed again one by
+one, so one bad write fails only its own table.
 
-On SQLite a batch is written by sqlite3 itself, synchronously, on the event loop: a
-small WAL transaction takes a fraction of a millisecond, less than handing it to another
-thread and back (aiosqlite does that for every statement; under the GIL the other thread
-only takes turns with the loop anyway, and on a busy machine each hand-off waits to be
-scheduled). It runs on one sqlite3 connection held for the group commit's life, its
-statements compiled once (`server.store.statements.SQLiteWriter`), its BEGIN and COMMIT
-too (`HeldSQLite.write`): at a low rate each move runs on cold caches, and compiling
-those two again for every transaction cost such a move about a fifth of its CPU. That
-connection never waits for the file: if another process (a `spades` command) holds it,
-the batch goes to one writer thread whose own held connection waits as long as the busy
-timeout.
-
-On PostgreSQL the same statements run on the async engine (`run_sync`: asyncpg, no
-thread), through SQLAlchemy (`CoreWriter`), on one connection kept while writes keep
-coming: taking it from the pool for each batch would cost two more round trips a batch
-(the pool's ping on checkout, its rollback on return). It goes back to the pool when
-nothing waits, and after a failure, so that the writes committed again one by one take
-one the pool has checked.
-
-The WAL's checkpoints, which copy its pages into the database file (about 7 ms for
-SQLite's default 1,000 pages on this kind of disk) and wait for it twice (`fsync`), are
-not made on the event loop either. The connection there checkpoints its WAL itself only
-as a backstop (`PRAGMA wal_autocheckpoint`, far above SQLite's 1,000 pages); every
-`CHECKPOINT_EVERY` of its transactions a passive checkpoint is handed to the writer thread,
-whose connection copies the pages while the loop goes on (sqlite3 lets go of the GIL
-meanwhile). The loop's writes go on meanwhile too, so under load such a checkpoint never
-catches up with the end of the WAL, and a WAL starts over from its beginning only once
-all of it has been copied: after a checkpoint that found the WAL `FINISH_PAGES` long or
-more, the loop's connection itself copies the few pages written since, after its next
-transaction, and the WAL starts over. Made on the loop, each checkpoint stalled every table
-4 to 10 ms at a few thousand moves a second.
-
-A caller may also hand `submit` a `landed` callback: it is called with the write's new
-version as soon as the transaction has landed, in the step that committed it (the writer
-task's, or the caller's own when the write went alone). The table server broadcasts the
-new state there, without waiting one more turn of the event loop for the caller to wake
-up: under load each turn of the loop is a few milliseconds, and a move that takes three
-of them instead of four lets every table move a quarter faster.
-
-A version conflict is one write's answer, not the batch's. A batch that fails (or cannot
-tell which of its writes conflicted) is rolled back and its writes are committed again
-one by one, so that one bad write fails only its own table.
+On SQLite a batch is written by sqlite3 itself on the event loop, on one held connection
+with its statements, BEGIN and COMMIT compiled once: cheaper than a thread hand-off per
+statement. That connection never waits for the file: while another process holds it, the
+batch goes to a writer thread, which also runs the WAL's checkpoints (they wait for the
+disk); after a checkpoint that found a long WAL, the loop's connection copies the last few
+pages itself so the WAL can start over. On PostgreSQL the same statements run through
+SQLAlchemy (`CoreWriter`) on one connection kept while writes keep coming.
+Measurements behind these choices: docs/perf-log/.
 """
 
 from __future__ import annotations
