@@ -8,8 +8,6 @@ Each function checks that the token carries the host's controls (`host`) and ret
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from server.realtime import seats
 from server.realtime.effects import Effects
 from server.realtime.errors import TableError, Unsure
@@ -88,18 +86,7 @@ def reissue(room: Room, token: str, seat: int, name: str | None, fresh: str) -> 
         raise TableError(
             "seat_empty", "That seat is empty: anyone with the invite can take it.", 409
         )
-    playing = room.status == "playing"
-    was_bot = current.bot is not None
-    given = replace(
-        current,
-        name=name or (f"Player {seat + 1}" if was_bot else current.name),
-        token_hash=hash_token(fresh),
-        bot=None,
-        connected=False,
-        autoplay=current.autoplay or (playing and was_bot),
-        autoplay_reason=current.autoplay_reason or ("away" if playing and was_bot else None),
-        timeouts=0,
-    )
+    given = seats.reissued(current, name, hash_token(fresh), room.status == "playing")
     farewell = error("bad_token", "The host gave your seat to someone else; watching.")
     return Effects(
         seats=(given,),

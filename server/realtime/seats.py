@@ -128,6 +128,22 @@ def unseat(seats: set[int], farewell: ErrorMessage | None = None) -> SocketStep:
     return step
 
 
+def reissued(current: SeatRecord, name: str | None, token_hash: str, playing: bool) -> SeatRecord:
+    """The seat given to a new person (`name`, or the old one) holding `token_hash`; a
+    bot's seat during a game keeps a bot playing for them until they arrive."""
+    was_bot = current.bot is not None
+    return replace(
+        current,
+        name=name or (f"Player {current.seat + 1}" if was_bot else current.name),
+        token_hash=token_hash,
+        bot=None,
+        connected=False,
+        autoplay=current.autoplay or (playing and was_bot),
+        autoplay_reason=current.autoplay_reason or ("away" if playing and was_bot else None),
+        timeouts=0,
+    )
+
+
 # -- playing for oneself, or not -------------------------------------------------------
 
 
