@@ -13,25 +13,32 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, TypedDict, TypeVar
+from typing import Generic, Literal, TypedDict, TypeVar, final
+
+from server.engine.rules import RuleFields
 
 Phase = Literal["blind", "pass", "draw", "bid", "play", "over"]
 # A final bid: a number (0 is nil) or a blind nil.
 Bid = int | Literal["blind_nil"]
 
 # ------------------------------------------------------------------------- actions
+# Final: an action has exactly its ``type`` and its one field, so that ``"count" in entry``
+# tells a view's pass choice from an action.
 
 
+@final
 class BidAction(TypedDict):
     type: Literal["bid"]
     bid: int
 
 
+@final
 class PlayAction(TypedDict):
     type: Literal["play"]
     card: str
 
 
+@final
 class PassAction(TypedDict):
     """The cards a seat gives its partner (blind nil, docs/rules.md §5)."""
 
@@ -39,11 +46,13 @@ class PassAction(TypedDict):
     cards: list[str]
 
 
+@final
 class BlindNilAction(TypedDict):
     type: Literal["blind_nil"]
     declare: bool
 
 
+@final
 class DrawAction(TypedDict):
     """Two players: keep the stock's top card (``keep``) or the one under it."""
 
@@ -54,6 +63,7 @@ class DrawAction(TypedDict):
 Action = BidAction | PlayAction | PassAction | BlindNilAction | DrawAction
 
 
+@final
 class PassChoice(TypedDict):
     """A view's pass: any ``count`` cards of the seat's own hand (answered by a
     :class:`PassAction`), instead of the thousands of sets ``Game.legal`` lists."""
@@ -62,7 +72,7 @@ class PassChoice(TypedDict):
     count: int
 
 
-# One entry of a view's ``legal``.
+# One entry of a view's ``legal``: a list of actions, or of the one pass choice.
 LegalAction = Action | PassChoice
 
 # ------------------------------------------------------------------------- scoring
@@ -167,7 +177,7 @@ class SeatPart(TypedDict):
 
     seat: int | None
     hand: list[str] | None
-    legal: list[LegalAction]
+    legal: list[Action] | list[PassChoice]
     draw_card: str | None
 
 
@@ -265,11 +275,11 @@ class TrickPlays(TypedDict):
 # ------------------------------------------------------------------------- saved state
 
 
-class GameState(TypedDict):
-    """``Game.to_state()``: everything needed to rebuild a game (every secret in it)."""
+class CurrentState(TypedDict):
+    """``Game.current_state()``: the saved state but its history (every secret in it)."""
 
     format: int
-    rules: dict[str, Any]
+    rules: RuleFields
     seed: int | str
     decks: list[list[str]]
     first_dealer: int
@@ -295,5 +305,10 @@ class GameState(TypedDict):
     forced_lead: str | None
     deal: list[list[str]]
     last_trick: tuple[list[tuple[int, str]], int] | None
+
+
+class GameState(CurrentState):
+    """``Game.to_state()``: everything needed to rebuild a game (every secret in it)."""
+
     hand_results: list[HandResult]
     log: list[tuple[int, Action]]

@@ -21,11 +21,11 @@ import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
-from server.engine import Game, Rules
+from server.engine import Game, Rules, View
 from server.observability import BOT_DECISIONS, ERRORS
 from server.realtime.errors import TableError
 from server.realtime.hosting import TIMEOUTS_TO_AUTOPLAY, utcnow
@@ -47,7 +47,7 @@ BOT_CLAIM_SECONDS = 5.0
 _POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
-def decide(rules: Rules, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+def decide(rules: Rules, view: View, level: str, seed: int) -> dict[str, Any]:
     """One bot decision, in a decision process: everything it needs comes pickled, the rng
     as a seed drawn from the room's own."""
     from server.engine.bots import choose_action
@@ -95,7 +95,7 @@ def decision_pool(size: int) -> ProcessPoolExecutor:
 
 
 async def bot_decision(
-    processes: int, rules: Rules, view: dict[str, Any], level: str, rng: random.Random
+    processes: int, rules: Rules, view: View, level: str, rng: random.Random
 ) -> dict[str, Any]:
     """A bot's action for `view`, made away from the event loop: in a decision process
     (a thinking bot holds no other table up, whatever the GIL), or with `processes` 0 in
@@ -143,7 +143,7 @@ def first_legal(game: Game, seat: int) -> dict[str, Any]:
     if action["type"] == "pass" and "cards" not in action:
         hand = game.view(seat)["hand"]
         return {"type": "pass", "cards": list(hand[: action["count"]])}
-    return action
+    return cast("dict[str, Any]", action)
 
 
 class Autoplay:

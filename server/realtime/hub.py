@@ -30,7 +30,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 import orjson
 import structlog
 
-from server.engine import Game, IllegalAction, Rules
+from server.engine import Action, Game, HandResult, IllegalAction, Rules, TrickPlays
 from server.names import bot_name
 from server.observability import (
     ACTION_LATENCY,
@@ -103,7 +103,7 @@ __all__ = ["Listener", "Room", "TableHub", "error"]
 
 
 def hand_fields(
-    result: dict[str, Any], timer_moves: list[TimerMove], plays: list[dict[str, Any]] | None
+    result: HandResult, timer_moves: list[TimerMove], plays: list[TrickPlays] | None
 ) -> dict[str, Any]:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
@@ -995,7 +995,7 @@ class TableHub:
             raise TableError("not_started", "The game has not started yet.")
         turn_before = game.turn  # a list of its own: `turn` makes one each time
         try:
-            game.act(seat, action)
+            game.act(seat, cast(Action, action))  # as it came: the engine checks it
         except IllegalAction as refusal:
             # The engine's code is the reason; a few have always been codes of their own.
             code = refusal.code if refusal.code in OWN_CODES else "illegal"
@@ -1046,8 +1046,8 @@ class TableHub:
             seat=seat,
             action=action,
             # A snapshot after each finished hand; resuming replays the log after it. Its
-            # JSON as made by the game (the JSON column writes a Fragment as it is).
-            snapshot=orjson.Fragment(game.state_json()) if results or over else None,
+            # JSON as the room's encoder makes it (the JSON column writes a Fragment as it is).
+            snapshot=orjson.Fragment(room.state_encoder.json(game)) if results or over else None,
             new_hands=[
                 hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
                 for result in results

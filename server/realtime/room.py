@@ -21,8 +21,8 @@ from typing import Any, Protocol, cast
 
 import orjson
 
-from server.engine import Game, Rules
-from server.engine.view import PublicEncoder, SeatEncoder
+from server.engine import Action, Game, GameState, Rules
+from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import (
     hash_token,
     iso_ms,
@@ -108,9 +108,9 @@ def load_game(rules: Rules, record: TableRecord) -> Game | None:
     """The table's current game: its snapshot, then any actions logged after it."""
     if record.game is None:
         return None
-    game = Game.from_state(record.game.snapshot)
+    game = Game.from_state(cast(GameState, record.game.snapshot))
     for _seq, seat, action in record.game.later_actions:
-        game.act(seat, action)
+        game.act(seat, cast(Action, action))
     return game
 
 
@@ -149,6 +149,7 @@ class Room:
         "seats",
         "seq",
         "series",
+        "state_encoder",
         "status",
         "timer_moves",
         "timer_task",
@@ -187,6 +188,7 @@ class Room:
         self._table_rest = b""
         self.public_encoder = PublicEncoder()
         self.seat_encoder = SeatEncoder()
+        self.state_encoder = StateEncoder()
         self.load(record)
 
     def load(self, record: TableRecord) -> None:
@@ -313,7 +315,7 @@ class Room:
             game_number=self.game_number,
             created=self.created,
             seats=self.seats,
-            scores=game.scores if game is not None else [],
+            scores=cast("list[dict[str, int]]", game.scores) if game is not None else [],
             winner=game.winner if game is not None else None,
             hands_played=len(game.hand_results) if game is not None else 0,
             hosting=self.hosting,
@@ -322,7 +324,7 @@ class Room:
 
     def public(self) -> dict[str, Any]:
         """The public table as the HTTP answers hold it (the same dict as `table`)."""
-        return cast(dict[str, Any], self.table())
+        return cast("dict[str, Any]", self.table())
 
     def table(self) -> PublicTable:
         """Public table info (docs/protocol.md): never a token, never a hidden card."""
@@ -351,7 +353,7 @@ class Room:
             game.winner if game is not None else None,
         )
         if key != self._table_key:
-            table = cast(dict[str, Any], self.table())
+            table = cast("dict[str, Any]", self.table())
             del table["version"], table["deadline"]
             self._table_key, self._table_rest = key, orjson.dumps(table)[1:]
         return b'{"version":%d,"deadline":%s,%s' % (
@@ -443,7 +445,7 @@ class Room:
         return message
 
     def view(self, seat: int | None) -> dict[str, Any] | None:
-        return self.game.view(seat) if self.game is not None else None
+        return cast("dict[str, Any]", self.game.view(seat)) if self.game is not None else None
 
 
 def public_table(table: TableSummary) -> PublicTable:

@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import TypedDict
 
-from server.engine import Rules
+from server.engine import GameState, Rules
 from server.store.batch import Ambiguous, GroupCommit, Landed, Outcomes
 from server.store.db import session_factory
 from server.store.models import (
@@ -575,7 +575,7 @@ class TableStore:
         old: int,
         number: int,
         seed: int,
-        snapshot: dict[str, Any],
+        snapshot: GameState,
         deadline: datetime | None = None,
     ) -> tuple[int, int]:
         """Record a new game (first game or rematch) and make it the table's current game;
