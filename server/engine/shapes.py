@@ -13,7 +13,9 @@ True
 
 from __future__ import annotations
 
-from typing import Generic, Literal, TypedDict, TypeVar, final
+from typing import Generic, Literal, TypeVar, final
+
+from typing_extensions import TypedDict
 
 from server.engine.rules import RuleFields
 

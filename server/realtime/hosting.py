@@ -17,10 +17,12 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from server.observability import looks_secret
+from server.protocol import PublicAction
 from server.store.repository import SeatRecord
 
 TURN_SECONDS_MIN = 5
@@ -109,7 +111,7 @@ def fresh_deadline(turn_seconds: int | None, turn: list[int], now: datetime) -> 
     return now + timedelta(seconds=turn_seconds)
 
 
-def public_action(action: dict[str, Any]) -> dict[str, Any]:
+def public_action(action: Mapping[str, Any]) -> PublicAction:
     """What everyone may see of a move: the cards of a pass, a draw's choice and a blind
     nil decision (shown by the table when the rules reveal it) are private.
 
@@ -118,9 +120,11 @@ def public_action(action: dict[str, Any]) -> dict[str, Any]:
     >>> public_action({"type": "pass", "cards": ["AS", "2C"]})
     {'type': 'pass'}
     """
-    if action.get("type") in ("pass", "draw", "blind_nil"):
-        return {"type": action["type"]}
-    return dict(action)
+    if action["type"] == "bid":
+        return {"type": "bid", "bid": action["bid"]}
+    if action["type"] == "play":
+        return {"type": "play", "card": action["card"]}
+    return {"type": action["type"]}
 
 
 def next_host(seats: list[SeatRecord], leaving: int | None) -> int | None:

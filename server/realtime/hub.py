@@ -40,6 +40,7 @@ from server.observability import (
     ROOMS_LOADED,
     accepted,
 )
+from server.protocol import History, PublicTable, StoredHand
 from server.realtime import collector
 from server.realtime.autoplay import (
     Autoplay,
@@ -104,7 +105,7 @@ __all__ = ["Listener", "Room", "TableHub", "error"]
 
 def hand_fields(
     result: HandResult, timer_moves: list[TimerMove], plays: list[TrickPlays] | None
-) -> dict[str, Any]:
+) -> StoredHand:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
     `plays` every trick of the hand, for its replay."""
@@ -220,22 +221,22 @@ class TableHub:
         """One round of presence renewal and repair (`Presence.check`)."""
         await self.presence.check()
 
-    async def lobby(self) -> list[dict[str, Any]]:
+    async def lobby(self) -> list[PublicTable]:
         """Open tables and live games, newest first, read from the database: listing a
         table does not load its game."""
         tables = await self.store.summaries(("waiting", "playing"))
-        return [cast(dict[str, Any], public_table(table)) for table in tables]
+        return [public_table(table) for table in tables]
 
-    async def table_info(self, table_id: str) -> dict[str, Any]:
+    async def table_info(self, table_id: str) -> PublicTable:
         """Public table info as stored: read under the room's lock, so a change whose
         commit is still under way (or fails) is never shown."""
 
-        async def read(room: Room) -> dict[str, Any]:
-            return room.public()
+        async def read(room: Room) -> PublicTable:
+            return room.table()
 
         return await self._mutate(await self.room(table_id), read)
 
-    async def history(self, table_id: str) -> dict[str, Any]:
+    async def history(self, table_id: str) -> History:
         room = await self.room(table_id)
         hands = await self.store.hands(room.id, room.game_number)
         return {"id": room.id, "game_number": room.game_number, "hands": hands}
@@ -680,7 +681,9 @@ class TableHub:
             log.exception("hint failed", table=room.id, version=version, seat=seat)
             listener.send(error("unavailable", "No hint right now; try again.", hint_id))
             return
-        listener.send(HintMessage(type="hint", id=hint_id, version=version, action=action))
+        # The bot's `Action`, as a plain dict from the decision process.
+        hint = HintMessage(type="hint", id=hint_id, version=version, action=cast(Action, action))
+        listener.send(hint)
 
     async def chat(self, room: Room, listener: Listener, text: str) -> None:
         """A chat line (already checked by `messages.Chat`), stored and sent to everyone."""

@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 
 import orjson
 
-from server.engine import Action, Game, GameState, Rules
+from server.engine import Action, Game, GameState, Rules, View
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import (
     hash_token,
@@ -315,7 +315,7 @@ class Room:
             game_number=self.game_number,
             created=self.created,
             seats=self.seats,
-            scores=cast("list[dict[str, int]]", game.scores) if game is not None else [],
+            scores=game.scores if game is not None else [],
             winner=game.winner if game is not None else None,
             hands_played=len(game.hand_results) if game is not None else 0,
             hosting=self.hosting,
@@ -363,7 +363,7 @@ class Room:
         )
 
     def state_message(
-        self, listener: Listener, view: dict[str, Any] | None, table: PublicTable | None = None
+        self, listener: Listener, view: View | None, table: PublicTable | None = None
     ) -> StateMessage:
         """One socket's `state`: its view, the public table (built once per broadcast and
         passed in), the timer, and whether it holds the host's controls."""
@@ -444,8 +444,8 @@ class Room:
         message["protocol"] = PROTOCOL_VERSION
         return message
 
-    def view(self, seat: int | None) -> dict[str, Any] | None:
-        return cast("dict[str, Any]", self.game.view(seat)) if self.game is not None else None
+    def view(self, seat: int | None) -> View | None:
+        return self.game.view(seat) if self.game is not None else None
 
 
 def public_table(table: TableSummary) -> PublicTable:

@@ -27,6 +27,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from server.protocol import TableStatus
+
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -55,8 +57,8 @@ class TableRow(Base):
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     rules: Mapped[dict[str, Any]]
-    # "waiting" | "playing" | "over" | "ended" (the host closed the table)
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    # "ended": the host closed the table.
+    status: Mapped[TableStatus] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
