@@ -34,7 +34,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
-from pydantic.json_schema import JsonSchemaMode
+from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue
 from pydantic_core import PydanticCustomError
 
 from server.engine.actions import ACTION_FIELDS
@@ -251,7 +251,7 @@ PONG = PongMessage(type="pong")
 # -- the published schema ----------------------------------------------------------------
 
 
-def protocol_schema() -> dict[str, Any]:
+def protocol_schema() -> JsonSchemaValue:
     """The JSON Schema of both directions of the socket and of every HTTP answer (by the
     name docs/protocol.md gives it), their shapes once under `$defs`."""
     inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
@@ -260,7 +260,7 @@ def protocol_schema() -> dict[str, Any]:
         *((name, "serialization", TypeAdapter(shape)) for name, shape in ANSWERS.items()),
     ]
     keyed, shared = TypeAdapter.json_schemas(inputs)
-    schema: dict[str, Any] = {
+    schema: JsonSchemaValue = {
         "protocol": PROTOCOL_VERSION,
         "client_to_server": keyed[("client_to_server", "validation")],
         "server_to_client": keyed[("server_to_client", "serialization")],
@@ -268,7 +268,7 @@ def protocol_schema() -> dict[str, Any]:
         "$defs": shared["$defs"],
     }
     # The rules are described inline wherever they are shown (`RulesShown`): once here.
-    published: dict[str, Any] = rules_referenced(schema, untitled(RULES_SCHEMA))
+    published: JsonSchemaValue = rules_referenced(schema, untitled(RULES_SCHEMA))
     published["$defs"]["Rules"] = RULES_SCHEMA
     return published
 
@@ -285,24 +285,24 @@ def rules_referenced(schema: Any, shown: str) -> Any:
     return {key: rules_referenced(part, shown) for key, part in schema.items()}
 
 
-def untitled(schema: dict[str, Any]) -> str:
+def untitled(schema: JsonSchemaValue) -> str:
     return json.dumps({key: part for key, part in schema.items() if key != "title"}, sort_keys=True)
 
 
-def schema_block(schema: dict[str, Any]) -> str:
+def schema_block(schema: JsonSchemaValue) -> str:
     """The doc's generated part: the schema as a JSON code block between the markers."""
     text = json.dumps(schema, indent=2, sort_keys=True)
     return f"{SCHEMA_BEGIN}\n```json\n{text}\n```\n{SCHEMA_END}"
 
 
-def with_schema(doc: str, schema: dict[str, Any] | None = None) -> str:
+def with_schema(doc: str, schema: JsonSchemaValue | None = None) -> str:
     """`doc` with its generated part replaced by the current schema."""
     block = schema_block(schema if schema is not None else protocol_schema())
     start, end = doc.index(SCHEMA_BEGIN), doc.index(SCHEMA_END) + len(SCHEMA_END)
     return doc[:start] + block + doc[end:]
 
 
-def typedefs_module(schema: dict[str, Any]) -> str:
+def typedefs_module(schema: JsonSchemaValue) -> str:
     """web/protocol-types.js: a JSDoc typedef for every shape of `$defs`, for both
     unions of socket messages and for each HTTP answer that is not a shape of its own."""
     named = dict(schema["$defs"])
@@ -315,7 +315,7 @@ def typedefs_module(schema: dict[str, Any]) -> str:
     return "\n".join([JS_HEADER, *blocks]) + "\nexport {};\n"
 
 
-def typedef(name: str, schema: dict[str, Any]) -> str:
+def typedef(name: str, schema: JsonSchemaValue) -> str:
     lines = schema.get("description", "").splitlines()
     if "properties" in schema:
         required = set(schema.get("required", []))
@@ -330,7 +330,7 @@ def typedef(name: str, schema: dict[str, Any]) -> str:
     return f"/**\n{body} */\n"
 
 
-def js_type(schema: dict[str, Any]) -> str:
+def js_type(schema: JsonSchemaValue) -> str:
     """The JSDoc type of one schema, as TypeScript reads JSDoc.
 
     >>> js_type({"anyOf": [{"items": {"$ref": "#/$defs/PublicSeat"}, "type": "array"},
@@ -382,7 +382,7 @@ JS_HEADER = """\
 
 
 def published(
-    schema: dict[str, Any] | None = None,
+    schema: JsonSchemaValue | None = None,
     doc: Path = DOC_PATH,
     typedefs: Path = TYPEDEFS_PATH,
 ) -> dict[Path, str]:

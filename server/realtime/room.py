@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 
 import orjson
 
-from server.engine import Action, Game, GameState, Rules, View
+from server.engine import Game, Rules, View
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import (
     hash_token,
@@ -108,9 +108,9 @@ def load_game(rules: Rules, record: TableRecord) -> Game | None:
     """The table's current game: its snapshot, then any actions logged after it."""
     if record.game is None:
         return None
-    game = Game.from_state(cast(GameState, record.game.snapshot))
+    game = Game.from_state(record.game.snapshot)
     for _seq, seat, action in record.game.later_actions:
-        game.act(seat, cast(Action, action))
+        game.act(seat, action)
     return game
 
 

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from server.engine import GameState, Rules, SideScore
+from server.engine import Action, GameState, Rules, SideScore
 from server.protocol import ChatLine as ChatLine
 from server.protocol import FinishedHand, StoredHand, TableStatus
 from server.store.batch import Ambiguous, GroupCommit, Landed, Outcomes
@@ -159,13 +159,13 @@ class GameRecord:
     id: int
     number: int
     seed: int
-    snapshot: dict[str, Any]
+    snapshot: GameState
     snapshot_seq: int
     # Actions logged after the snapshot, in order: (seq, seat, action).
-    later_actions: list[tuple[int, int, dict[str, Any]]]
+    later_actions: list[tuple[int, int, Action]]
     hands_saved: int
     # The seats and actions of the later actions the turn timer made (this hand's).
-    timer_actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    timer_actions: list[tuple[int, Action]] = field(default_factory=list)
 
 
 @dataclass
@@ -221,7 +221,7 @@ class ActionWrite:
     seat: int
     action: dict[str, Any]
     # `Game.to_state()`, or its JSON as an orjson.Fragment (the JSON column writes it as is).
-    snapshot: dict[str, Any] | orjson.Fragment | None
+    snapshot: GameState | orjson.Fragment | None
     new_hands: list[StoredHand]
     first_hand_number: int
     winner: int | None
