@@ -1,7 +1,8 @@
 """Pure Spades rules: cards, table rules, the game state machine and scoring.
 
-No I/O, no clock, no web or database imports: the server feeds actions in and
-broadcasts the views it gets back.
+No I/O, no clock, no web, database or JSON imports: the server feeds actions in and
+broadcasts the views it gets back. What goes in and out (actions, views, hand results,
+events, saved state) is plain data, typed in ``server.engine.shapes`` and exported here.
 
 >>> from server.engine import Rules
 >>> Rules.preset("standard").players
@@ -17,12 +18,14 @@ from server.engine.shapes import (
     Bid,
     BidAction,
     BlindNilAction,
+    CurrentState,
     DrawAction,
     Event,
     GameState,
     HandResult,
     LastTrick,
     LegalAction,
+    MovingView,
     NilResult,
     PassAction,
     PassChoice,
@@ -33,6 +36,7 @@ from server.engine.shapes import (
     SeatPart,
     SideResult,
     SideScore,
+    SteadyView,
     TrickPlays,
     View,
 )
@@ -43,6 +47,7 @@ __all__ = [
     "Bid",
     "BidAction",
     "BlindNilAction",
+    "CurrentState",
     "DrawAction",
     "Event",
     "Game",
@@ -51,6 +56,7 @@ __all__ = [
     "IllegalAction",
     "LastTrick",
     "LegalAction",
+    "MovingView",
     "NilResult",
     "PassAction",
     "PassChoice",
@@ -62,6 +68,7 @@ __all__ = [
     "SeatPart",
     "SideResult",
     "SideScore",
+    "SteadyView",
     "TrickPlays",
     "View",
     "card_code",
