@@ -251,7 +251,7 @@ def _side_names(rules: Any) -> list[str]:
     return [" and ".join(f"seat {seat}" for seat in seats) for seats in rules.sides]
 
 
-def narrate(event: dict[str, Any], rules: Any, say: Callable[[str], None]) -> None:
+def narrate(event: Mapping[str, Any], rules: Any, say: Callable[[str], None]) -> None:
     """One line (or a few) per public event; the deal itself is never printed."""
     kind = event["type"]
     sides = _side_names(rules)

@@ -47,7 +47,10 @@ export class ChatPanel {
     if (wasAtBottom) this.log.scrollTop = this.log.scrollHeight;
   }
 
-  /** The backlog sent with the answer to hello replaces what we have. */
+  /**
+   * The backlog sent with the answer to hello replaces what we have.
+   * @param {Array<import('./protocol-types.js').ChatLine>} lines
+   */
   replace(lines) {
     const wasAtBottom = this.atBottom();
     this.seenVersions = new Set(lines.map((message) => message.version));
@@ -55,6 +58,7 @@ export class ChatPanel {
     this.follow(wasAtBottom);
   }
 
+  /** @param {import('./protocol-types.js').ChatMessage} message */
   add(message) {
     if (this.seenVersions.has(message.version)) return;
     const wasAtBottom = this.atBottom();

@@ -10,8 +10,12 @@ const RESYNC_QUIET_MS = 3000;
 export class TableConnection {
   /**
    * @param {string} tableId
-   * @param {{token: () => string|null, hostToken?: () => string|null, onState: Function,
-   *          onChat: Function, onError: Function, onStatus: Function, onGone: Function}} hooks
+   * @param {{token: () => string|null, hostToken?: () => string|null,
+   *          onState: (message: import('./protocol-types.js').StateMessage, how: {answersHello: boolean}) => void,
+   *          onChat: (message: import('./protocol-types.js').ChatMessage) => void,
+   *          onError: (message: import('./protocol-types.js').ErrorMessage) => void,
+   *          onHint?: (message: import('./protocol-types.js').HintMessage) => void,
+   *          onStatus: Function, onGone: Function}} hooks
    */
   constructor(tableId, hooks) {
     this.tableId = tableId;
@@ -77,7 +81,9 @@ export class TableConnection {
     return this.send({ type: "back" });
   }
 
+  /** @param {string} raw a text frame: one ServerMessage */
   receive(raw) {
+    /** @type {import('./protocol-types.js').ServerMessage} */
     let message;
     try {
       message = JSON.parse(raw);
@@ -90,6 +96,7 @@ export class TableConnection {
     else if (message.type === "error") this.hooks.onError(message);
   }
 
+  /** @param {import('./protocol-types.js').StateMessage} message */
   receiveState(message) {
     const answersHello = this.helloPending && message.chat !== undefined;
     const stale = this.version !== null && message.version <= this.version;
@@ -104,6 +111,8 @@ export class TableConnection {
    * Every message carries the table version. A jump of more than one means we may have
    * missed something (a chat line; states are whole), so ask for a fresh state and the
    * chat backlog, at most once every few seconds.
+   *
+   * @param {import('./protocol-types.js').ChatMessage} message
    */
   receiveChat(message) {
     if (this.version !== null && message.version > this.version + 1) this.resync();

@@ -94,6 +94,7 @@ async function createTable(event) {
     const body = { rules: chosenRules(), listed };
     if (seconds) body.turn_seconds = Number(seconds);
     if (name) body.name = name;
+    /** @type {import('./protocol-types.js').CreatedTable} */
     const table = await api("/api/tables", { method: "POST", body });
     rememberCreated(table); // the invite and the host token are shown only this once
     window.location.assign(`${table.url || `/t/${table.id}`}?created=1`);
@@ -108,6 +109,7 @@ function scoreWords(table) {
   return table.scores.map((side) => side.score).join(" – ");
 }
 
+/** @param {import('./protocol-types.js').PublicTable} table  @param {string} action */
 function tableRow(table, action) {
   const seated = table.seats.filter((seat) => seat.name !== null);
   const names = seated.map((seat) => seat.name).join(", ");
@@ -123,6 +125,7 @@ function tableRow(table, action) {
 
 async function refreshTables() {
   try {
+    /** @type {import('./protocol-types.js').Lobby} */
     const tables = await api("/api/tables");
     const open = tables.filter((table) => table.status === "waiting");
     const live = tables.filter((table) => table.status === "playing");

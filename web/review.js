@@ -20,7 +20,10 @@ function bidWords(bid) {
   return `bid ${bid}`;
 }
 
-/** What the table looked like after `step` tricks: cards left per seat, tricks taken. */
+/**
+ * What the table looked like after `step` tricks: cards left per seat, tricks taken.
+ * @param {import('./protocol-types.js').FinishedHand} hand  @param {number} step
+ */
 export function replayAt(hand, step) {
   const plays = (hand.plays ?? []).slice(0, step);
   // Each card played leaves its seat's hand once (a two-deck table holds two of a card).
@@ -47,6 +50,7 @@ export class HandReview {
     return this.hand?.plays?.length ?? 0;
   }
 
+  /** @param {import('./protocol-types.js').FinishedHand} hand */
   open(hand) {
     this.hand = hand;
     this.step = this.steps; // the end of the hand first: the score change, the last trick

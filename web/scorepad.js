@@ -72,6 +72,7 @@ function historyRows(page, history, hooks) {
 /**
  * A move the timer made, in words: "played 5♥", "bid 3". A timed-out pass, draw or
  * blind nil decision comes with its type only, and stays private: "card pass".
+ * @param {import('./protocol-types.js').TimerMove['action']} action
  */
 export function timerMoveWords(action) {
   if (action.type === "play") return `played ${cardShort(action.card)}`;
@@ -94,6 +95,10 @@ function timerMoveLines(page, history) {
 /**
  * Draw the pad. `history`: finished hands from GET /api/tables/{id}/history; `hooks`:
  * review(hand) replays a hand, download() saves the game's record.
+ * @param {HTMLElement} container
+ * @param {object} page the table page's state
+ * @param {Array<import('./protocol-types.js').FinishedHand>} history
+ * @param {object} hooks
  */
 export function renderScorepad(container, page, history, hooks) {
   const target = page.table.rules.target_score;
@@ -162,6 +167,8 @@ function sideExtras(rules, side) {
 /**
  * The end-of-hand summary from the view's `last_hand`: bids, tricks, points and bags
  * per side (the engine's breakdown, contract included), penalties in words.
+ * @param {object} page the table page's state
+ * @param {import('./protocol-types.js').HandResult} result
  */
 export function handSummary(page, result) {
   const names = seatNames(page);

@@ -104,6 +104,7 @@ function toast(text) {
   toastTimer = setTimeout(() => { node.hidden = true; }, 4000);
 }
 
+/** @param {import('./protocol-types.js').ErrorMessage} message */
 function receiveError(message) {
   page.acting = false;
   if (message.code === "hints_off") page.table = { ...page.table, hints: false };
@@ -126,6 +127,10 @@ function mayJoin(table) {
   return table.listed !== false || Boolean(remembered.get(INVITE_KEY)) || Boolean(remembered.get(HOST_KEY));
 }
 
+/**
+ * @param {import('./protocol-types.js').StateMessage} message
+ * @param {{answersHello: boolean}} how
+ */
 function receiveState(message, { answersHello }) {
   followSeat(message, answersHello);
   // The host role passed on (or the token was never good): forget the host token.
@@ -166,6 +171,7 @@ async function followHistory() {
     return;
   }
   try {
+    /** @type {import('./protocol-types.js').History} */
     const answer = await api(`/api/tables/${tableId}/history`);
     page.history = answer.hands;
     render();
@@ -199,6 +205,7 @@ async function sit(seat) {
   if (invite) body.invite = invite;
   if (hostToken) body.host_token = hostToken; // the host's own seat becomes host_seat
   try {
+    /** @type {import('./protocol-types.js').SeatTaken} */
     const answer = await api(`/api/tables/${tableId}/seats/${seat}`, { method: "POST", body });
     remembered.set(SEAT_KEY, { seat: answer.seat, token: answer.token });
     connection.hello();
@@ -531,6 +538,7 @@ function askHint() {
   if (connection.hint() === null) toast("Not connected — reconnecting…");
 }
 
+/** @param {import('./protocol-types.js').HintMessage} message */
 function receiveHint(message) {
   page.hint = { offer: JSON.stringify(page.view?.legal ?? []), action: message.action };
   render();

@@ -25,7 +25,10 @@ export class TurnClock {
     setInterval(() => this.tick(), TICK_MS);
   }
 
-  /** Called with every state message (its `deadline` and `server_time`). */
+  /**
+   * Called with every state message (its `deadline` and `server_time`).
+   * @param {import('./protocol-types.js').StateMessage} message  @param {object} page the table page's state
+   */
   receive(message, page) {
     this.offset = timeOf(message.server_time) - Date.now();
     this.deadline = timeOf(message.deadline);

@@ -15,7 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from sqlalchemy import text
 
 import server.observability  # noqa: F401  (registers the game metrics that /metrics shows)
-from server.api.schemas import Health, Readiness
+from server.protocol import Health, Readiness
 
 router = APIRouter(tags=["operations"])
 

@@ -36,6 +36,7 @@ from starlette.websockets import WebSocketState
 
 from server.api.wire import FramePath, write_text
 from server.observability import ERRORS, SOCKETS_DROPPED
+from server.protocol import ServerMessage
 from server.realtime.errors import TableError
 from server.realtime.hub import Room, TableHub
 from server.realtime.messages import (
@@ -46,7 +47,6 @@ from server.realtime.messages import (
     Hello,
     Hint,
     Ping,
-    ServerMessage,
     error,
     plain_act,
     read_client_message,

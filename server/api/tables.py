@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from pydantic import (
@@ -16,18 +16,19 @@ from pydantic import (
 )
 
 from server.api.ratelimit import limit_writes
-from server.api.schemas import (
+from server.engine import PRESETS, Rules
+from server.names import check_text
+from server.protocol import (
     BotSeated,
     CreatedTable,
     History,
+    Lobby,
+    Presets,
     PublicTable,
-    RulesShown,
     SeatReissued,
     SeatTaken,
 )
-from server.engine import PRESETS, Rules
-from server.names import check_text
-from server.realtime.hub import Room, TableHub
+from server.realtime.hub import TableHub
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from server.realtime.views import room_table
 
@@ -67,8 +68,6 @@ HostToken = Annotated[str, Depends(offered_token)]
 Secret = Annotated[str | None, Field(max_length=256)]
 # Routes that change something spend the client address's write budget (ratelimit.py).
 WRITES = [Depends(limit_writes)]
-# Answers keep exactly the fields the hub gave (schemas.py): optional ones stay absent.
-SHAPED: dict[str, Any] = {"response_model_exclude_unset": True}
 
 
 class NewTable(BaseModel):
@@ -128,14 +127,14 @@ class TableChange(BaseModel):
     turn_seconds: TurnSeconds
 
 
-@router.get("/presets", **SHAPED)
-async def presets() -> dict[str, RulesShown]:
+@router.get("/presets")
+async def presets() -> Presets:
     """Every preset's full rules, for the lobby's create form."""
     return {name: Rules.preset(name).model_dump(mode="json") for name in PRESETS}
 
 
-@router.post("/tables", status_code=201, dependencies=WRITES, response_model=CreatedTable, **SHAPED)
-async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, Any]:
+@router.post("/tables", status_code=201, dependencies=WRITES)
+async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTable:
     limit = request.app.state.settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
         raise HTTPException(422, f"name: a table name is at most {limit} characters.")
@@ -147,11 +146,12 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> dict[str, 
         body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds, hints=body.hints
     )
     # The only answer that carries the invite and the host token: shown once, to the host.
-    return public(room) | {
-        "invite": invite,
-        "host_token": host_token,
-        "invite_url": f"/t/{room.id}#invite={invite}",
-    }
+    return CreatedTable(
+        **room_table(room),
+        invite=invite,
+        host_token=host_token,
+        invite_url=f"/t/{room.id}#invite={invite}",
+    )
 
 
 def rule_errors(invalid: ValidationError) -> str:
@@ -164,18 +164,18 @@ def rule_errors(invalid: ValidationError) -> str:
     return "rules: " + "; ".join(parts)
 
 
-@router.get("/tables", response_model=list[PublicTable], **SHAPED)
-async def list_tables(hub: Hub) -> list[dict[str, Any]]:
+@router.get("/tables")
+async def list_tables(hub: Hub) -> Lobby:
     return await hub.lobby()
 
 
-@router.get("/tables/{table_id}", response_model=PublicTable, **SHAPED)
-async def table_info(table_id: str, hub: Hub) -> dict[str, Any]:
+@router.get("/tables/{table_id}")
+async def table_info(table_id: str, hub: Hub) -> PublicTable:
     return await hub.table_info(table_id)
 
 
-@router.get("/tables/{table_id}/history", response_model=History, **SHAPED)
-async def history(table_id: str, hub: Hub) -> dict[str, Any]:
+@router.get("/tables/{table_id}/history")
+async def history(table_id: str, hub: Hub) -> History:
     return await hub.history(table_id)
 
 
@@ -183,15 +183,13 @@ async def history(table_id: str, hub: Hub) -> dict[str, Any]:
     "/tables/{table_id}/seats/{seat}",
     status_code=201,
     dependencies=WRITES,
-    response_model=SeatTaken,
-    **SHAPED,
 )
 async def take_seat(
     table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
-) -> dict[str, Any]:
+) -> SeatTaken:
     check_seat_name(body.name, request)
     token = await hub.take_seat(table_id, seat, body.name, body.invite, body.host_token)
-    return {"seat": seat, "token": token}
+    return SeatTaken(seat=seat, token=token)
 
 
 def check_seat_name(name: str, request: Request) -> None:
@@ -211,27 +209,23 @@ async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Respon
     "/tables/{table_id}/seats/{seat}/bot",
     status_code=201,
     dependencies=WRITES,
-    response_model=BotSeated,
-    **SHAPED,
 )
-async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> dict[str, Any]:
+async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> BotSeated:
     from server.engine.bots import BOT_LEVELS
 
     if body.level not in BOT_LEVELS:
         raise HTTPException(422, f"level: choose one of {', '.join(BOT_LEVELS)}.")
     await hub.add_bot(table_id, seat, body.level, body.invite, body.host_token)
-    return {"seat": seat, "bot": body.level}
+    return BotSeated(seat=seat, bot=body.level)
 
 
 @router.post(
     "/tables/{table_id}/rematch",
     status_code=201,
     dependencies=WRITES,
-    response_model=PublicTable,
-    **SHAPED,
 )
-async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
-    return public(await hub.rematch(table_id, token))
+async def rematch(table_id: str, token: Token, hub: Hub) -> PublicTable:
+    return room_table(await hub.rematch(table_id, token))
 
 
 # -- host controls (docs/protocol.md, "Host controls"): the host token, or the seat token
@@ -241,30 +235,24 @@ async def rematch(table_id: str, token: Token, hub: Hub) -> dict[str, Any]:
 @router.post(
     "/tables/{table_id}/seats/{seat}/move",
     dependencies=WRITES,
-    response_model=PublicTable,
-    **SHAPED,
 )
 async def move_seat(
     table_id: str, seat: int, body: MoveRequest, token: HostToken, hub: Hub
-) -> dict[str, Any]:
-    return public(await hub.move_seat(table_id, token, seat, body.to))
+) -> PublicTable:
+    return room_table(await hub.move_seat(table_id, token, seat, body.to))
 
 
 @router.post(
     "/tables/{table_id}/seats/{seat}/standin",
     dependencies=WRITES,
-    response_model=PublicTable,
-    **SHAPED,
 )
-async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> dict[str, Any]:
-    return public(await hub.stand_in(table_id, token, seat))
+async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> PublicTable:
+    return room_table(await hub.stand_in(table_id, token, seat))
 
 
 @router.post(
     "/tables/{table_id}/seats/{seat}/reissue",
     dependencies=WRITES,
-    response_model=SeatReissued,
-    **SHAPED,
 )
 async def reissue_seat(
     table_id: str,
@@ -273,27 +261,20 @@ async def reissue_seat(
     token: HostToken,
     request: Request,
     hub: Hub,
-) -> dict[str, Any]:
+) -> SeatReissued:
     if body.name is not None:
         check_seat_name(body.name, request)
     fresh = await hub.reissue_seat(table_id, token, seat, body.name)
     # The seat token travels in the fragment, which browsers never send to a server.
-    return {"seat": seat, "token": fresh, "continue_url": f"/t/{table_id}#seat={fresh}"}
+    return SeatReissued(seat=seat, token=fresh, continue_url=f"/t/{table_id}#seat={fresh}")
 
 
-@router.patch("/tables/{table_id}", dependencies=WRITES, response_model=PublicTable, **SHAPED)
-async def change_table(
-    table_id: str, body: TableChange, token: HostToken, hub: Hub
-) -> dict[str, Any]:
-    return public(await hub.set_timer(table_id, token, body.turn_seconds))
+@router.patch("/tables/{table_id}", dependencies=WRITES)
+async def change_table(table_id: str, body: TableChange, token: HostToken, hub: Hub) -> PublicTable:
+    return room_table(await hub.set_timer(table_id, token, body.turn_seconds))
 
 
 @router.delete("/tables/{table_id}", status_code=204, dependencies=WRITES)
 async def end_table(table_id: str, token: HostToken, hub: Hub) -> Response:
     await hub.end_table(table_id, token)
     return Response(status_code=204)
-
-
-def public(room: Room) -> dict[str, Any]:
-    """A room's public table, as the answers of these routes hold it."""
-    return cast(dict[str, Any], room_table(room))

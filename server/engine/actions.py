@@ -1,4 +1,4 @@
-"""Action dicts and their refusals: the shape ``act`` accepts, and why it refuses one.
+"""Actions and their refusals: the shape ``act`` accepts, and why it refuses one.
 
 Every refusal is an :class:`IllegalAction` with a stable ``code`` from
 :data:`REFUSAL_CODES` (the server passes it on as the error's ``reason``, see
@@ -9,7 +9,7 @@ docs/protocol.md) and a sentence for the player. The game decides what is legal
 Traceback (most recent call last):
 ...
 server.engine.actions.IllegalAction: "keep" must be true or false
->>> action_dict("pass", ("2C", "3C"))
+>>> action_dict((0, "pass", ("2C", "3C")))
 {'type': 'pass', 'cards': ['2C', '3C']}
 """
 
@@ -18,9 +18,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
 
 from server.engine.cards import CLUBS, CODES, INDEX, SUIT_SINGULAR, SUITS, CardOrder, card_name
+from server.engine.shapes import Action, PassAction, PassChoice
+
+# How the game's log keeps an accepted action: ``(seat, type, value)``, the value being
+# the action's one field (a pass's cards as a tuple), cheaper than a dict on the hot path.
+LogEntry = tuple[int, str, int | bool | str | tuple[str, ...]]
 
 # The action each phase takes, and the one field beside "type" of each action.
 PHASE_ACTION = {
@@ -81,7 +85,9 @@ class IllegalAction(ValueError):
         self.message = message
 
 
-def action_kind(phase: str, on_turn: bool, turn: Sequence[int], action: object) -> tuple[str, Any]:
+def action_kind(
+    phase: str, on_turn: bool, turn: Sequence[int], action: object
+) -> tuple[str, object]:
     """``(type, value)`` of an action from a seat (``on_turn``: it may act now), or the
     refusal, checked in this order: the action's type, the game's end, the turn, the
     phase, the action's fields."""
@@ -182,29 +188,53 @@ def checked_pass(cards: object, count: int, hand: Sequence[int]) -> list[int]:
     return chosen
 
 
-def action_dict(kind: str, value: Any) -> dict[str, Any]:
-    """The action dict of a logged ``(kind, value)``."""
-    return {"type": kind, ACTION_FIELDS[kind]: list(value) if kind == "pass" else value}
+def action_dict(entry: LogEntry) -> Action:
+    """The action of a log entry."""
+    _, kind, value = entry
+    if kind == "play" and isinstance(value, str):
+        return {"type": "play", "card": value}
+    if kind == "bid" and isinstance(value, int) and not isinstance(value, bool):
+        return {"type": "bid", "bid": value}
+    if kind == "pass" and isinstance(value, tuple):
+        return {"type": "pass", "cards": list(value)}
+    if kind == "blind_nil" and isinstance(value, bool):
+        return {"type": "blind_nil", "declare": value}
+    if kind == "draw" and isinstance(value, bool):
+        return {"type": "draw", "keep": value}
+    raise ValueError(f"not a logged action: {entry!r}")
 
 
-def logged_action(seat: int, action: dict[str, Any]) -> tuple[int, str, Any]:
-    """How the log keeps an action: a tuple, cheaper than a dict on the hot path."""
-    kind = action["type"]
-    value = action[ACTION_FIELDS[kind]]
-    return seat, kind, tuple(value) if kind == "pass" else value
+def logged_action(seat: int, action: Action) -> LogEntry:
+    """The log entry of an accepted action from ``seat``."""
+    if action["type"] == "play":
+        return seat, "play", action["card"]
+    if action["type"] == "bid":
+        return seat, "bid", action["bid"]
+    if action["type"] == "pass":
+        return seat, "pass", tuple(action["cards"])
+    if action["type"] == "blind_nil":
+        return seat, "blind_nil", action["declare"]
+    if action["type"] == "draw":
+        return seat, "draw", action["keep"]
+    raise ValueError(f"not an action: {action!r}")
 
 
-def pass_actions(hand: Sequence[str], count: int, compact: bool) -> list[dict[str, Any]]:
-    """The legal pass from a hand (codes in hand order): every set of ``count`` cards,
-    each once, or with ``compact`` the constraint the view carries instead.
+def pass_actions(hand: Sequence[str], count: int) -> list[PassAction]:
+    """The legal pass from a hand (codes in hand order): every set of ``count`` cards, each
+    once.
 
-    >>> pass_actions(["2C", "3C", "AS"], 2, compact=False)[:2]
+    >>> pass_actions(["2C", "3C", "AS"], 2)[:2]
     [{'type': 'pass', 'cards': ['2C', '3C']}, {'type': 'pass', 'cards': ['2C', 'AS']}]
-    >>> pass_actions(["2C", "3C", "AS"], 2, compact=True)
-    [{'type': 'pass', 'count': 2}]
     """
-    if compact:
-        return [{"type": "pass", "count": count}]
     return [
         {"type": "pass", "cards": list(cards)} for cards in dict.fromkeys(combinations(hand, count))
     ]
+
+
+def pass_choice(count: int) -> PassChoice:
+    """The legal pass as the constraint a view carries instead of every set of cards.
+
+    >>> pass_choice(2)
+    {'type': 'pass', 'count': 2}
+    """
+    return {"type": "pass", "count": count}

@@ -59,7 +59,8 @@ codes), ``seat_to_play`` (the one seat on turn as an int, cheaper than ``turn[0]
 meaningful in ``"pass"`` and ``"over"``), ``hands`` (int cards per seat), ``pending``
 (seats owing a blind nil decision or a pass), ``sides``, ``hand_number``, ``dealer``,
 ``bids``, ``tricks_won``, ``hand_results``, ``log`` (``(seat, action)`` accepted so far),
-``to_state()`` / ``from_state(data)``, and what the view is built from (``contracts``,
+``to_state()`` / ``from_state(data)`` (and ``current_state()`` and ``log_since(start)``,
+its parts for a caller that encodes it), and what the view is built from (``contracts``,
 ``trick``, ``played``, ``last_trick``, ``spades_broken``, ``draw_card(seat)``,
 ``stock_size``, ``card_order``).
 
@@ -67,25 +68,23 @@ The jobs around the state machine live beside it: ``play`` (which cards may be p
 ``cards`` (who takes a trick), ``actions`` (action shapes and refusals), ``view`` (what a
 seat sees), ``dealing`` (decks and shuffles), ``scoring``.
 
-Events returned by ``act`` (a list of dicts, each with ``"type"``): ``hand_start``,
-``blind_nil``, ``pass_chosen`` (seat only), ``pass`` (**private**: the cards a seat gave
-its partner), ``draw`` (seat only), ``bid``, ``bid_raised``, ``play``, ``trick``,
-``hand_scored``, ``game_over``. Only ``pass`` carries hidden cards; ``hand_scored``
-carries the finished hand's deal, which is public once the hand is over. The server
-broadcasts views, never raw events.
+Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
+``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
+``pass`` (**private**: the cards a seat gave its partner), ``draw`` (seat only), ``bid``,
+``bid_raised``, ``play``, ``trick``, ``hand_scored``, ``game_over``. Only ``pass``
+carries hidden cards; ``hand_scored`` carries the finished hand's deal, which is public
+once the hand is over. The server broadcasts views, never raw events.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, cast
-
-import orjson
 
 from server.engine.actions import (
     ACTION_FIELDS,
     PHASE_ACTION,
     IllegalAction,
+    LogEntry,
     action_dict,
     action_kind,
     bad_seat,
@@ -112,7 +111,26 @@ from server.engine.cards import (
 from server.engine.dealing import checked_deck, shuffle
 from server.engine.play import first_trick_plays, legal_plays
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, Bid, game_winner, is_nil, score_sides, side_contract
+from server.engine.scoring import (
+    BLIND_NIL,
+    final_bids,
+    game_winner,
+    is_nil,
+    score_sides,
+    side_contract,
+)
+from server.engine.shapes import (
+    Action,
+    Bid,
+    CurrentState,
+    Event,
+    GameState,
+    HandResult,
+    Phase,
+    SideScore,
+    TrickPlays,
+    View,
+)
 from server.engine.view import copy_result, seat_cards, seat_view
 
 # ACTION_FIELDS, PHASE_ACTION and shuffle live in actions and dealing; imported from here too.
@@ -151,16 +169,13 @@ class Game:
         self.first_dealer = dealer
         self._setup()
         self._scores = [[0, 0] for _ in self._sides]
-        self.hand_results: list[dict[str, Any]] = []
+        self.hand_results: list[HandResult] = []
         # The cards of the latest hand this object saw finish, in play order, and the last
         # trick's taker, by hand number: `plays_of` makes the replay record from them when
         # the store writes the hand, right after its last card. Not in views, events or
         # snapshots; one hand only, so that a long-lived game keeps no growing record.
         self._hands_played: dict[int, tuple[list[tuple[int, int]], int]] = {}
-        self._log: list[tuple[int, str, Any]] = []
-        # The JSON of each `_log` entry so far, as `state_json` writes it (the log only
-        # grows: each entry is encoded once per game object).
-        self._log_json: list[bytes] = []
+        self._log: list[LogEntry] = []
         self.winner: int | None = None
         self.hand_number = 0
         self.dealer = (dealer - 1) % players
@@ -199,7 +214,7 @@ class Game:
             for seat in range(self._n)
         ]
         self._legal_codes: list[str] | None = None
-        self._bids_cache: tuple[int, list[Any], list[int]] | None = None
+        self._bids_cache: tuple[int, list[Bid | None], list[int]] | None = None
         # During play, each seat's cards as codes in hand order, all of them and by
         # suit (built when play starts or a game in play is restored), so that the legal
         # cards of a follow are a list that already exists. Empty before play.
@@ -252,26 +267,31 @@ class Game:
         return [INDEX[code] for code in self._hand_codes[seat]]
 
     @property
-    def scores(self) -> list[dict[str, int]]:
+    def scores(self) -> list[SideScore]:
         """Each side's score and bag count, side k listed by its lowest seat."""
         return [{"score": score, "bags": bags} for score, bags in self._scores]
 
     @property
-    def log(self) -> list[tuple[int, dict[str, Any]]]:
+    def log(self) -> list[tuple[int, Action]]:
         """Every accepted action so far as ``(seat, action)``, in order (a fresh list).
 
         Replaying it on ``Game(rules, seed=..., decks=..., dealer=...)`` rebuilds the game.
         Pass actions hold hidden cards: like ``to_state()``, keep the log on the server.
         """
-        return [(seat, action_dict(kind, value)) for seat, kind, value in self._log]
+        return self.log_since(0)
+
+    def log_since(self, start: int) -> list[tuple[int, Action]]:
+        """``log[start:]``, made without the entries before ``start`` (the log only grows:
+        a caller that keeps what it made of the older entries asks for the new ones)."""
+        return [(entry[0], action_dict(entry)) for entry in self._log[start:]]
 
     @property
     def sides(self) -> list[list[int]]:
         """Seats of each side."""
         return [list(seats) for seats in self._sides]
 
-    def legal(self, seat: int | None) -> list[dict[str, Any]]:
-        """Every action dict ``act`` accepts from ``seat`` now (empty when not its turn).
+    def legal(self, seat: int | None) -> list[Action]:
+        """Every action ``act`` accepts from ``seat`` now (empty when not its turn).
 
         Pass actions list each set of cards once, in hand order. ``view(seat)["legal"]``
         carries the pass in a compact form instead: one ``{"type": "pass", "count": n}``
@@ -301,7 +321,7 @@ class Game:
         if phase == "draw":
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
         hand = self._order.sorted_codes(self.hands[seat])
-        return pass_actions(hand, self.rules.blind_nil_pass, compact=False)
+        return [*pass_actions(hand, self.rules.blind_nil_pass)]
 
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
@@ -315,8 +335,12 @@ class Game:
 
     # ------------------------------------------------------------------- acting
 
-    def act(self, seat: int, action: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply one action from ``seat``; return the events. IllegalAction if refused."""
+    def act(self, seat: int, action: Action) -> list[Event]:
+        """Apply one action from ``seat``; return the events. IllegalAction if refused.
+
+        ``action`` may come from anywhere (a client, a file): whatever its type says, a
+        malformed one is refused as ``bad_action``.
+        """
         if (
             type(action) is dict
             and len(action) == 2
@@ -332,7 +356,7 @@ class Game:
             if codes is None:
                 codes = self._legal_code_list()
             if type(code) is str and code in codes:
-                events: list[dict[str, Any]] = []
+                events: list[Event] = []
                 self._play_card(seat, INDEX[code], code, events)
                 return events
         elif (
@@ -354,7 +378,7 @@ class Game:
         # The seats on turn only name who is awaited in a refusal.
         kind, value = action_kind(phase, on_turn, () if on_turn else self.turn, action)
         if kind == "play":
-            code = value
+            code = checked_code(value)
             card = self._checked_card(code)
             events = []
             self._play_card(seat, card, code, events)
@@ -388,7 +412,7 @@ class Game:
 
     # ------------------------------------------------------------------- viewing
 
-    def view(self, seat: int | None = None) -> dict[str, Any]:
+    def view(self, seat: int | None = None) -> View:
         """What ``seat`` may see (``None``: a spectator), JSON-safe.
 
         Never holds another seat's cards, the stock, discards, or passed cards before
@@ -467,36 +491,28 @@ class Game:
 
     # ------------------------------------------------------------------ save/restore
 
-    def to_state(self) -> dict[str, Any]:
+    def to_state(self) -> GameState:
         """Everything needed to rebuild this exact game, JSON-safe.
 
         Holds every secret (hands, stock, seed): keep it on the server, never send it.
         The dict is a fresh copy: changing it does not change the game.
         """
-        return self._state(
-            [copy_result(result) for result in self.hand_results],
-            [[seat, action_dict(kind, value)] for seat, kind, value in self._log],
-        )
+        return {
+            **self.current_state(),
+            "hand_results": [copy_result(result) for result in self.hand_results],
+            "log": self.log,
+        }
 
-    def state_json(self) -> bytes:
-        """``orjson.dumps(self.to_state())``, made without copying what it encodes at once:
-        the finished hands are read as they are, and each log entry's JSON is made once
-        per game, so that a snapshot after every hand costs the hand's new entries, not
-        a copy of the whole log. The same secrets as ``to_state()``.
+    def current_state(self) -> CurrentState:
+        """``to_state()`` but its history (``hand_results`` and ``log``, its last keys): a
+        caller that encodes the state may read those as they are (``hand_results``, never
+        changed once appended; ``log_since``) instead of copying them.
 
         >>> game = Game(Rules.preset("standard"), seed=4)
-        >>> _ = game.act(game.turn[0], game.legal(game.turn[0])[0])
-        >>> game.state_json() == orjson.dumps(game.to_state())
+        >>> state = game.to_state()
+        >>> {**game.current_state(), "hand_results": [], "log": []} == state
         True
         """
-        log_json = self._log_json
-        for seat, kind, value in self._log[len(log_json) :]:
-            log_json.append(orjson.dumps([seat, action_dict(kind, value)]))
-        log = orjson.Fragment(b"[%s]" % b",".join(log_json))
-        return orjson.dumps(self._state(self.hand_results, log))
-
-    def _state(self, hand_results: list[dict[str, Any]], log: Any) -> dict[str, Any]:
-        """`to_state()`'s keys, with `hand_results` and `log` as given."""
         return {
             "format": STATE_FORMAT,
             "rules": self.rules.model_dump(),
@@ -514,11 +530,11 @@ class Game:
             "contracts": self._side_contracts(),
             "blind_queue": list(self._blind_queue),
             "passers": list(self._passers),
-            "passes": [[seat, [CODES[c] for c in cards]] for seat, cards in self._passes.items()],
+            "passes": [(seat, [CODES[c] for c in cards]) for seat, cards in self._passes.items()],
             "stock": [CODES[c] for c in self._stock],
             "stock_pos": self._stock_pos,
-            "trick": [[seat, CODES[c]] for seat, c in self._trick],
-            "played": [[seat, CODES[c]] for seat, c in self._played],
+            "trick": [(seat, CODES[c]) for seat, c in self._trick],
+            "played": [(seat, CODES[c]) for seat, c in self._played],
             "tricks_won": list(self.tricks_won),
             "trick_number": self._trick_number,
             "spades_broken": self._spades_broken,
@@ -526,14 +542,15 @@ class Game:
             "deal": self._deal,
             "last_trick": None
             if self._last_trick is None
-            else [[[seat, CODES[c]] for seat, c in self._last_trick[0]], self._last_trick[1]],
-            "hand_results": hand_results,
-            "log": log,
+            else ([(seat, CODES[c]) for seat, c in self._last_trick[0]], self._last_trick[1]),
         }
 
     @classmethod
-    def from_state(cls, data: dict[str, Any]) -> Game:
+    def from_state(cls, data: GameState) -> Game:
         """The game ``to_state()`` described, continuing exactly as the original would.
+
+        ``data`` may be ``to_state()``'s dict or one read back from its JSON (lists where
+        it has tuples); ValueError if it is not a saved game, or a damaged one.
 
         >>> game = Game(Rules.preset("standard"), seed=1)
         >>> Game.from_state(game.to_state()).to_state() == game.to_state()
@@ -547,7 +564,7 @@ class Game:
             raise ValueError(f"a damaged saved game: {error!r}") from error
 
     @classmethod
-    def _restore(cls, data: dict[str, Any]) -> Game:
+    def _restore(cls, data: GameState) -> Game:
         game = cls.__new__(cls)
         game.rules = Rules.model_validate(data["rules"])
         game.seed = data["seed"]
@@ -582,14 +599,13 @@ class Game:
         game.hand_results = [copy_result(result) for result in data["hand_results"]]
         game._hands_played = {}
         game._log = [logged_action(seat, action) for seat, action in data["log"]]
-        game._log_json = []
         if game.phase == "play":
             game._build_hand_codes()
         return game
 
     # ------------------------------------------------------------------ hand setup
 
-    def _start_hand(self, events: list[dict[str, Any]] | None) -> None:
+    def _start_hand(self, events: list[Event] | None) -> None:
         n = self._n
         self.hand_number += 1
         self.dealer = (self.dealer + 1) % n
@@ -599,7 +615,7 @@ class Game:
         else:
             deck = list(self._base_deck)
             shuffle(deck, random.Random(f"spades:{self.seed}:hand:{index}"))
-        self.bids: list[int | str | None] = [None] * n
+        self.bids: list[Bid | None] = [None] * n
         self.tricks_won = [0] * n
         self._trick: list[tuple[int, int]] = []
         self._played: list[tuple[int, int]] = []
@@ -621,7 +637,7 @@ class Game:
             self._stock = []
         self._hands_fresh = True
         self._stock_pos = 0
-        self.phase = "blind"
+        self.phase: Phase = "blind"
         self.seat_to_play = (self.dealer + 1) % n
         if events is not None:
             events.append(
@@ -703,7 +719,7 @@ class Game:
 
     # ------------------------------------------------------------------ setup actions
 
-    def _declare_blind(self, seat: int, declare: bool) -> list[dict[str, Any]]:
+    def _declare_blind(self, seat: int, declare: bool) -> list[Event]:
         self._blind_queue.pop(0)
         if declare:
             self.bids[seat] = BLIND_NIL
@@ -712,10 +728,10 @@ class Game:
         self._continue_blind()
         return [{"type": "blind_nil", "seat": seat, "declare": declare}]
 
-    def _choose_pass(self, seat: int, cards: list[int]) -> list[dict[str, Any]]:
+    def _choose_pass(self, seat: int, cards: list[int]) -> list[Event]:
         self._passes[seat] = cards
         self._log.append((seat, "pass", tuple(self._order.sorted_codes(cards))))
-        events: list[dict[str, Any]] = [{"type": "pass_chosen", "seat": seat}]
+        events: list[Event] = [{"type": "pass_chosen", "seat": seat}]
         if len(self._passes) < len(self._passers):
             return events
         for giver, given in self._passes.items():
@@ -736,7 +752,7 @@ class Game:
         self._after_pass()
         return events
 
-    def _draw(self, seat: int, keep: bool) -> list[dict[str, Any]]:
+    def _draw(self, seat: int, keep: bool) -> list[Event]:
         top = self._stock_pos
         self.hands[seat].append(self._stock[top if keep else top + 1])
         self._stock_pos += 2
@@ -784,11 +800,11 @@ class Game:
         self._bids_cache = (seat, self.bids, allowed)
         return allowed
 
-    def _bid(self, seat: int, bid: int) -> list[dict[str, Any]]:
+    def _bid(self, seat: int, bid: int) -> list[Event]:
         self.bids[seat] = bid
         self._bids_cache = None
         self._log.append((seat, "bid", bid))
-        events: list[dict[str, Any]] = [{"type": "bid", "seat": seat, "bid": bid}]
+        events: list[Event] = [{"type": "bid", "seat": seat, "bid": bid}]
         partner = self._partner(seat)
         minimum = self.rules.min_team_bid
         if bid == 0 and partner is not None:
@@ -874,9 +890,7 @@ class Game:
         self._legal_codes = codes
         return codes
 
-    def _play_card(
-        self, seat: int, card: int, code: str, events: list[dict[str, Any]] | None
-    ) -> None:
+    def _play_card(self, seat: int, card: int, code: str, events: list[Event] | None) -> None:
         """Play a checked card. The one core of ``act`` and the fast path ``play``:
         ``events`` is the list ``act`` returns, or None when nobody wants events (then
         none are built)."""
@@ -947,7 +961,7 @@ class Game:
 
     # ------------------------------------------------------------------ scoring
 
-    def plays_of(self, hand_number: int) -> list[dict[str, Any]] | None:
+    def plays_of(self, hand_number: int) -> list[TrickPlays] | None:
         """Every trick of the latest hand this game object saw finish, in order: its
         leader, its cards, its taker (who leads the next one); None for any other hand.
 
@@ -967,13 +981,12 @@ class Game:
             for trick, taker in zip(tricks, takers, strict=True)
         ]
 
-    def _finish_hand(self, events: list[dict[str, Any]] | None) -> None:
+    def _finish_hand(self, events: list[Event] | None) -> None:
         rules = self.rules
         # Every seat has bid by the last trick.
-        final_bids = cast("list[Bid]", self.bids)
-        sides = score_sides(rules, final_bids, self.tricks_won, self.scores)
+        sides = score_sides(rules, final_bids(self.bids), self.tricks_won, self.scores)
         self._scores = [[side["score"], side["bags"]] for side in sides]
-        result = {
+        result: HandResult = {
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "bids": list(self.bids),

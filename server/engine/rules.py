@@ -48,8 +48,10 @@ from pydantic import (
 from server.engine.cards import hand_size
 
 PresetName = Literal["standard", "competitive", "cutthroat", "two_player", "six_player"]
+# Rules as plain data: each field's name and value (a preset, ``Rules.model_dump()``).
+RuleFields = dict[str, bool | int | str | None]
 
-_STANDARD: dict[str, Any] = {
+_STANDARD: RuleFields = {
     "players": 4,
     "partnerships": True,
     "deck": "standard",
@@ -78,9 +80,9 @@ _STANDARD: dict[str, Any] = {
     "duplicate_later_wins": True,
 }
 
-_SOLO = {"partnerships": False, "blind_nil_pass": 0}
+_SOLO: RuleFields = {"partnerships": False, "blind_nil_pass": 0}
 
-PRESETS: dict[str, dict[str, Any]] = {
+PRESETS: dict[str, RuleFields] = {
     "standard": _STANDARD,
     "competitive": {
         **_STANDARD,

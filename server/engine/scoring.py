@@ -18,20 +18,20 @@ Decisions where docs/rules.md is silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Final, Literal
 
 from server.engine.rules import Rules
+from server.engine.shapes import Bid, NilResult, SideResult, SideScore
 
-Bid = int | str
-BLIND_NIL = "blind_nil"
+BLIND_NIL: Final[Literal["blind_nil"]] = "blind_nil"
 
 
 def score_hand(
     rules: Rules,
     bids: Sequence[Bid],
     tricks: Sequence[int],
-    scores: Sequence[dict[str, int]],
-) -> list[dict[str, int]]:
+    scores: Sequence[SideScore],
+) -> list[SideScore]:
     """Each side's ``{"score", "bags"}`` after a hand (docs/rules.md §8).
 
     ``bids`` are final bids per seat (after any nil raise; 0 nil, ``"blind_nil"``),
@@ -52,8 +52,8 @@ def score_sides(
     rules: Rules,
     bids: Sequence[Bid],
     tricks: Sequence[int],
-    scores: Sequence[dict[str, int]],
-) -> list[dict[str, Any]]:
+    scores: Sequence[SideScore],
+) -> list[SideResult]:
     """The full breakdown behind :func:`score_hand`, one dict per side.
 
     Each dict: ``seats``, ``contract``, ``taken``, ``points`` (this hand's change),
@@ -72,7 +72,7 @@ def score_sides(
     ]
 
 
-def game_winner(rules: Rules, sides: Sequence[dict[str, Any]]) -> int | None:
+def game_winner(rules: Rules, sides: Sequence[SideResult]) -> int | None:
     """The side that has won the game once a hand is scored (``sides`` as
     :func:`score_sides` gives them), or None while play goes on (docs/rules.md §9).
 
@@ -102,9 +102,21 @@ def game_winner(rules: Rules, sides: Sequence[dict[str, Any]]) -> int | None:
     return totals.index(top)
 
 
-def is_nil(bid: Bid) -> bool:
-    """Whether a final bid is nil or blind nil."""
+def is_nil(bid: Bid | None) -> bool:
+    """Whether a bid is nil or blind nil (None, a seat yet to bid: not nil)."""
     return bid == 0 or bid == BLIND_NIL
+
+
+def final_bids(bids: Sequence[Bid | None]) -> list[Bid]:
+    """The bids of a hand every seat has bid in; ValueError while one has not.
+
+    >>> final_bids([3, 0, "blind_nil", 4])
+    [3, 0, 'blind_nil', 4]
+    """
+    final = [bid for bid in bids if bid is not None]
+    if len(final) != len(bids):
+        raise ValueError("a seat has not bid yet")
+    return final
 
 
 def side_contract(rules: Rules, side_bids: Sequence[Bid]) -> int:
@@ -128,15 +140,15 @@ def _score_side(
     seats: list[int],
     bids: Sequence[Bid],
     tricks: Sequence[int],
-    before: dict[str, int],
+    before: SideScore,
     total_tricks: int,
-) -> dict[str, Any]:
+) -> SideResult:
     contract = side_contract(rules, [bids[seat] for seat in seats])
     points = 0
     bags = 0
     taken = 0
     side_tricks = 0
-    nils = []
+    nils: list[NilResult] = []
     nil_into_contract = rules.nil_tricks == "contract" and contract > 0
     for seat in seats:
         bid = bids[seat]

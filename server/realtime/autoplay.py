@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from server.engine import View
 from server.observability import BOT_DECISIONS, ERRORS
 from server.realtime import moves
 from server.realtime.bots import bot_decision, first_legal
@@ -153,7 +154,7 @@ class Autoplay:
         self.schedule(room)
 
 
-def seen_by(room: Room, turn: Turn) -> tuple[int, dict[str, Any]] | None:
+def seen_by(room: Room, turn: Turn) -> tuple[int, View] | None:
     """What a bot sees for its turn: the number of the last move, and its seat's view;
     None when it is no longer that bot's turn."""
     if room.game is None or room.bot_seat() != turn:

@@ -15,11 +15,11 @@ import random
 import threading
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
-from server.engine import Game, Rules
+from server.engine import Game, Rules, View
 from server.observability import ERRORS
 
 log = structlog.get_logger(__name__)
@@ -31,7 +31,7 @@ log = structlog.get_logger(__name__)
 POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
-def decide(rules: Rules, view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+def decide(rules: Rules, view: View, level: str, seed: int) -> dict[str, Any]:
     """One bot decision, in a decision process: everything it needs comes pickled, the rng
     as a seed drawn from the room's own."""
     from server.engine.bots import choose_action
@@ -79,7 +79,7 @@ def decision_pool(size: int) -> ProcessPoolExecutor:
 
 
 async def bot_decision(
-    processes: int, rules: Rules, view: dict[str, Any], level: str, rng: random.Random
+    processes: int, rules: Rules, view: View, level: str, rng: random.Random
 ) -> dict[str, Any]:
     """A bot's action for `view`, made away from the event loop: in a decision process
     (a thinking bot holds no other table up, whatever the GIL), or with `processes` 0 in
@@ -107,4 +107,4 @@ def first_legal(game: Game, seat: int) -> dict[str, Any]:
     if action["type"] == "pass" and "cards" not in action:
         hand = game.view(seat)["hand"]
         return {"type": "pass", "cards": list(hand[: action["count"]])}
-    return action
+    return cast("dict[str, Any]", action)

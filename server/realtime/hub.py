@@ -20,12 +20,13 @@ import asyncio
 import contextlib
 import secrets
 import time
-from typing import Any, cast
+from typing import Any
 
 import structlog
 
 from server.engine import Rules
 from server.observability import ACTION_LATENCY, ERRORS, OPEN_TABLES, REFUSED_ACTIONS, ROOMS_LOADED
+from server.protocol import History, PublicTable
 from server.realtime import collector, controls, hints, moves, seats
 from server.realtime.autoplay import Autoplay
 from server.realtime.bots import decision_pool, warm
@@ -135,19 +136,18 @@ class TableHub:
         """One round of reading the served tables' versions (`Sync.poll_versions`)."""
         await self.sync.poll_versions()
 
-    async def lobby(self) -> list[dict[str, Any]]:
+    async def lobby(self) -> list[PublicTable]:
         """Open tables and live games, newest first, read from the database: listing a
         table does not load its game."""
         tables = await self.store.summaries(("waiting", "playing"))
-        return [cast(dict[str, Any], public_table(table)) for table in tables]
+        return [public_table(table) for table in tables]
 
-    async def table_info(self, table_id: str) -> dict[str, Any]:
+    async def table_info(self, table_id: str) -> PublicTable:
         """Public table info as stored: read under the room's lock, so a change whose
         commit is still under way (or fails) is never shown."""
-        table = await self.changes.read(await self.room(table_id), room_table)
-        return cast(dict[str, Any], table)
+        return await self.changes.read(await self.room(table_id), room_table)
 
-    async def history(self, table_id: str) -> dict[str, Any]:
+    async def history(self, table_id: str) -> History:
         room = await self.room(table_id)
         hands = await self.store.hands(room.id, room.game_number)
         return {"id": room.id, "game_number": room.game_number, "hands": hands}

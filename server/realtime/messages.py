@@ -1,17 +1,19 @@
-"""Every WebSocket message of `/ws/tables/{id}`, both ways, as types (docs/protocol.md).
+"""Every WebSocket message of `/ws/tables/{id}`, both ways, as types (docs/protocol.md),
+and the generator that publishes the protocol.
 
 What clients send is one pydantic model per `type` (`Hello`, `Act`, `Chat`, `Back`,
-`Ping`), a union discriminated on `type`, checked in one place: `read_client_message`.
-A message it refuses becomes a `TableError` with the code and words clients have always
-received (`bad_message`, `bad_chat`); the action inside an `act` is left to the engine,
-which knows why a move is wrong.
+`Ping`, `Hint`), a union discriminated on `type`, checked in one place:
+`read_client_message`. A message it refuses becomes a `TableError` with the code and
+words clients have always received (`bad_message`, `bad_chat`); the action inside an `act`
+is left to the engine, which knows why a move is wrong.
 
-What the server sends (`state`, `chat`, `error`, `pong`) is typed with TypedDicts that
-pydantic validates and describes like models: the broadcast builds one plain dict per
+What the server sends (`state`, `chat`, `error`, `pong`, `hint`) are TypedDicts whose home
+is `server.protocol`, with the HTTP answers: the broadcast builds one plain dict per
 socket, which orjson encodes as it is, so typing the hot path costs nothing.
 
-`python -m server.realtime.messages` prints the protocol's JSON Schema; docs/protocol.md
-carries it between marker comments (`write_protocol_doc` keeps it current).
+`python -m server.realtime.messages` prints the JSON Schema of every message and answer;
+`--write` puts it in docs/protocol.md (between marker comments) and its JSDoc typedefs in
+web/protocol-types.js; `--check` fails when either is out of date.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, NotRequired
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -32,13 +34,21 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue
 from pydantic_core import PydanticCustomError
-from typing_extensions import TypedDict
 
 from server.engine.actions import ACTION_FIELDS
 from server.names import unprintable
+from server.protocol import (
+    ANSWERS,
+    RULES_SCHEMA,
+    ChatLine,
+    ChatMessage,
+    ErrorMessage,
+    PongMessage,
+    ServerMessage,
+)
 from server.realtime.errors import TableError
-from server.store.repository import ChatLine
 
 # Raised when a message changes in a way an existing client could not read.
 PROTOCOL_VERSION = 1
@@ -48,7 +58,9 @@ PROTOCOL_VERSION = 1
 ACTION_KEYS = frozenset({"type", *ACTION_FIELDS.values()})
 # An `act` message's action, id and version (`plain_act`).
 PlainAct = tuple[dict[str, Any], str | int | None, int | None]
-DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC_PATH = ROOT / "docs" / "protocol.md"
+TYPEDEFS_PATH = ROOT / "web" / "protocol-types.js"
 SCHEMA_BEGIN = "<!-- protocol schema: begin (python -m server.realtime.messages --write) -->"
 SCHEMA_END = "<!-- protocol schema: end -->"
 
@@ -214,94 +226,6 @@ def refusal(kind: str, invalid: ValidationError) -> TableError:
 # -- server -> client ------------------------------------------------------------------
 
 
-class PublicSeat(TypedDict):
-    """One seat as everyone may see it: never a token."""
-
-    seat: int
-    name: str | None
-    bot: str | None
-    connected: bool
-    autoplay: NotRequired[bool]
-    autoplay_reason: NotRequired[str]
-
-
-class PublicTable(TypedDict):
-    """The `table` object: what anyone may know of a table, never a secret."""
-
-    id: str
-    name: str
-    url: str
-    rules: dict[str, Any]
-    status: str
-    version: int
-    game_number: int
-    seats: list[PublicSeat]
-    scores: list[dict[str, int]]
-    winner: int | None
-    hands_played: int
-    created: str
-    listed: bool
-    host_seat: int | None
-    turn_seconds: int | None
-    deadline: str | None
-    # Games won by each side at this table, across rematches; whether hints are on.
-    series: list[int]
-    hints: bool
-
-
-class TimerMove(TypedDict):
-    """A move the turn timer made (a pass, draw or blind nil shows only its type)."""
-
-    seat: int
-    action: dict[str, Any]
-
-
-class StateMessage(TypedDict):
-    """One socket's view of the table after `hello` and after every change. The answer to
-    `hello` alone carries `chat` and `protocol`."""
-
-    type: Literal["state"]
-    version: int
-    seat: int | None
-    state: dict[str, Any] | None
-    table: PublicTable
-    host: bool
-    deadline: str | None
-    server_time: str | None
-    timer_moves: list[TimerMove]
-    chat: NotRequired[list[ChatLine]]
-    protocol: NotRequired[int]
-
-
-class ChatMessage(ChatLine):
-    type: Literal["chat"]
-
-
-class ErrorMessage(TypedDict):
-    """A refusal, to the socket that asked only; `reason` is the engine's own code."""
-
-    type: Literal["error"]
-    id: str | int | None
-    code: str
-    message: str
-    reason: NotRequired[str]
-
-
-class PongMessage(TypedDict):
-    type: Literal["pong"]
-
-
-class HintMessage(TypedDict):
-    """The answer to `hint`, to the asking socket only: the advanced bot's choice from
-    that seat's view at `version`."""
-
-    type: Literal["hint"]
-    id: str | int | None
-    version: int
-    action: dict[str, Any]
-
-
-ServerMessage = StateMessage | ChatMessage | ErrorMessage | PongMessage | HintMessage
 SERVER_MESSAGES: TypeAdapter[ServerMessage] = TypeAdapter(
     Annotated[ServerMessage, Field(discriminator="type")]
 )
@@ -327,39 +251,168 @@ PONG = PongMessage(type="pong")
 # -- the published schema ----------------------------------------------------------------
 
 
-def protocol_schema() -> dict[str, Any]:
-    """The JSON Schema of both directions, as docs/protocol.md shows it."""
-    return {
+def protocol_schema() -> JsonSchemaValue:
+    """The JSON Schema of both directions of the socket and of every HTTP answer (by the
+    name docs/protocol.md gives it), their shapes once under `$defs`."""
+    inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
+        ("client_to_server", "validation", CLIENT_MESSAGES),
+        ("server_to_client", "serialization", SERVER_MESSAGES),
+        *((name, "serialization", TypeAdapter(shape)) for name, shape in ANSWERS.items()),
+    ]
+    keyed, shared = TypeAdapter.json_schemas(inputs)
+    schema: JsonSchemaValue = {
         "protocol": PROTOCOL_VERSION,
-        "client_to_server": CLIENT_MESSAGES.json_schema(),
-        "server_to_client": SERVER_MESSAGES.json_schema(),
+        "client_to_server": keyed[("client_to_server", "validation")],
+        "server_to_client": keyed[("server_to_client", "serialization")],
+        "http": {name: keyed[(name, "serialization")] for name in ANSWERS},
+        "$defs": shared["$defs"],
     }
+    # The rules are described inline wherever they are shown (`RulesShown`): once here.
+    published: JsonSchemaValue = rules_referenced(schema, untitled(RULES_SCHEMA))
+    published["$defs"]["Rules"] = RULES_SCHEMA
+    return published
 
 
-def schema_block() -> str:
+def rules_referenced(schema: Any, shown: str) -> Any:
+    """`schema` with every inline copy of the rules' schema (`shown`, less its title,
+    which pydantic leaves out of a dict's values) a reference to `$defs/Rules`."""
+    if isinstance(schema, list):
+        return [rules_referenced(part, shown) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("properties") and untitled(schema) == shown:
+        return {"$ref": "#/$defs/Rules"}
+    return {key: rules_referenced(part, shown) for key, part in schema.items()}
+
+
+def untitled(schema: JsonSchemaValue) -> str:
+    return json.dumps({key: part for key, part in schema.items() if key != "title"}, sort_keys=True)
+
+
+def schema_block(schema: JsonSchemaValue) -> str:
     """The doc's generated part: the schema as a JSON code block between the markers."""
-    schema = json.dumps(protocol_schema(), indent=2, sort_keys=True)
-    return f"{SCHEMA_BEGIN}\n```json\n{schema}\n```\n{SCHEMA_END}"
+    text = json.dumps(schema, indent=2, sort_keys=True)
+    return f"{SCHEMA_BEGIN}\n```json\n{text}\n```\n{SCHEMA_END}"
 
 
-def with_schema(doc: str) -> str:
+def with_schema(doc: str, schema: JsonSchemaValue | None = None) -> str:
     """`doc` with its generated part replaced by the current schema."""
+    block = schema_block(schema if schema is not None else protocol_schema())
     start, end = doc.index(SCHEMA_BEGIN), doc.index(SCHEMA_END) + len(SCHEMA_END)
-    return doc[:start] + schema_block() + doc[end:]
+    return doc[:start] + block + doc[end:]
 
 
-def write_protocol_doc(path: Path = DOC_PATH) -> bool:
-    """Bring the schema in docs/protocol.md up to date; whether the file changed."""
-    doc = path.read_text()
-    current = with_schema(doc)
-    if current == doc:
-        return False
-    path.write_text(current)
-    return True
+def typedefs_module(schema: JsonSchemaValue) -> str:
+    """web/protocol-types.js: a JSDoc typedef for every shape of `$defs`, for both
+    unions of socket messages and for each HTTP answer that is not a shape of its own."""
+    named = dict(schema["$defs"])
+    named["ClientMessage"] = schema["client_to_server"]
+    named["ServerMessage"] = schema["server_to_client"]
+    for name, answer in schema["http"].items():
+        if answer.get("$ref") != f"#/$defs/{name}":
+            named[name] = answer
+    blocks = [typedef(name, named[name]) for name in sorted(named)]
+    return "\n".join([JS_HEADER, *blocks]) + "\nexport {};\n"
+
+
+def typedef(name: str, schema: JsonSchemaValue) -> str:
+    lines = schema.get("description", "").splitlines()
+    if "properties" in schema:
+        required = set(schema.get("required", []))
+        lines.append(f"@typedef {{Object}} {name}")
+        for key, part in schema["properties"].items():
+            shown = key if key in required else f"[{key}]"
+            lines.append(f"@property {{{js_type(part)}}} {shown}")
+    else:
+        lines.append(f"@typedef {{{js_type(schema)}}} {name}")
+    # A comment ends at the first `*/`: none may come from a description.
+    body = "".join(f" * {line}".rstrip().replace("*/", "*\\/") + "\n" for line in lines)
+    return f"/**\n{body} */\n"
+
+
+def js_type(schema: JsonSchemaValue) -> str:
+    """The JSDoc type of one schema, as TypeScript reads JSDoc.
+
+    >>> js_type({"anyOf": [{"items": {"$ref": "#/$defs/PublicSeat"}, "type": "array"},
+    ...                    {"type": "null"}]})
+    'Array<PublicSeat>|null'
+    >>> js_type({"properties": {"to": {"type": "integer"}}, "required": [], "type": "object"})
+    '{to?: number}'
+    """
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[1]
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    if "enum" in schema:
+        return "|".join(json.dumps(value) for value in schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return "|".join(js_type(part) for part in schema[key])
+    kind = schema.get("type")
+    if kind == "array":
+        if "prefixItems" in schema:
+            return "[" + ", ".join(js_type(part) for part in schema["prefixItems"]) + "]"
+        return f"Array<{js_type(schema.get('items', {}))}>"
+    if kind == "object" and "properties" in schema:
+        required = set(schema.get("required", []))
+        fields = (
+            f"{key}{'' if key in required else '?'}: {js_type(part)}"
+            for key, part in schema["properties"].items()
+        )
+        return "{" + ", ".join(fields) + "}"
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        return f"Object<string, {js_type(values) if isinstance(values, dict) else '*'}>"
+    return JS_TYPES.get(kind, "*") if isinstance(kind, str) else "*"
+
+
+JS_TYPES = {
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "null": "null",
+}
+JS_HEADER = """\
+// The shapes of what the server sends (WebSocket messages and HTTP answers) and of what a
+// client may send, as JSDoc typedefs for editors and type checkers: no code runs here.
+// Generated from server/protocol.py and server/realtime/messages.py by
+// `python -m server.realtime.messages --write`; a test fails when it is out of date.
+"""
+
+
+def published(
+    schema: JsonSchemaValue | None = None,
+    doc: Path = DOC_PATH,
+    typedefs: Path = TYPEDEFS_PATH,
+) -> dict[Path, str]:
+    """What the generator writes: each file it owns with its up-to-date text."""
+    schema = schema if schema is not None else protocol_schema()
+    return {doc: with_schema(doc.read_text(), schema), typedefs: typedefs_module(schema)}
+
+
+def outdated(files: dict[Path, str]) -> list[Path]:
+    """The files whose text is not what the generator would write."""
+    return [path for path, text in files.items() if not path.exists() or path.read_text() != text]
+
+
+def main(argv: list[str]) -> int:
+    """`--write`: bring docs/protocol.md and web/protocol-types.js up to date; `--check`:
+    exit 1 naming those out of date; neither: print the schema."""
+    if "--write" in argv or "--check" in argv:
+        files = published()
+        stale = outdated(files)
+        if "--check" in argv:
+            for path in stale:
+                print(f"out of date: {path} (run: python -m server.realtime.messages --write)")
+            return 1 if stale else 0
+        for path in stale:
+            path.write_text(files[path])
+        print("updated" if stale else "up to date", *files)
+        return 0
+    print(json.dumps(protocol_schema(), indent=2, sort_keys=True))
+    return 0
 
 
 if __name__ == "__main__":
-    if "--write" in sys.argv[1:]:
-        print("updated" if write_protocol_doc() else "up to date", DOC_PATH)
-    else:
-        print(json.dumps(protocol_schema(), indent=2, sort_keys=True))
+    sys.exit(main(sys.argv[1:]))

@@ -9,17 +9,17 @@ the move with whatever it finished (hands, the game) and the turn timer's next d
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import structlog
 
-from server.engine import Game, IllegalAction
+from server.engine import Action, Game, HandResult, IllegalAction, TrickPlays
 from server.observability import ERRORS
+from server.protocol import StoredHand, TimerMove
 from server.realtime import seats
 from server.realtime.effects import Effects, GameStart
 from server.realtime.errors import HalfDone, TableError
-from server.realtime.messages import TimerMove
 from server.realtime.room import Listener, Room
 from server.realtime.timer import fresh_deadline, next_deadline, public_move, utcnow
 from server.store.repository import ActionWrite
@@ -31,8 +31,8 @@ OWN_CODES = frozenset(("not_your_turn", "game_over"))
 
 
 def hand_fields(
-    result: dict[str, Any], timer_moves: list[TimerMove], plays: list[dict[str, Any]] | None
-) -> dict[str, Any]:
+    result: HandResult, timer_moves: list[TimerMove], plays: list[TrickPlays] | None
+) -> StoredHand:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
     `plays` every trick of the hand, for its replay."""
@@ -78,7 +78,7 @@ def play(room: Room, seat: int, action: dict[str, Any], cause: str | None = None
         raise TableError("not_started", "The game has not started yet.")
     turn_before = game.turn  # a list of its own: `turn` makes one each time
     try:
-        game.act(seat, action)
+        game.act(seat, cast(Action, action))  # as it came: the engine checks it
     except IllegalAction as refusal:
         # The engine's code is the reason; a few have always been codes of their own.
         code = refusal.code if refusal.code in OWN_CODES else "illegal"
@@ -119,7 +119,7 @@ def record(
         action=action,
         # A snapshot after each finished hand; resuming replays the log after it. Its
         # JSON as made by the game (the JSON column writes a Fragment as it is).
-        snapshot=orjson.Fragment(game.state_json()) if results or over else None,
+        snapshot=orjson.Fragment(room.state_encoder.json(game)) if results or over else None,
         new_hands=[
             hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
             for result in results

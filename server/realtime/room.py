@@ -22,9 +22,9 @@ from typing import Any, Protocol
 import orjson
 
 from server.engine import Game, Rules
-from server.engine.view import PublicEncoder, SeatEncoder
+from server.protocol import ServerMessage, TimerMove
+from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
-from server.realtime.messages import ServerMessage, TimerMove
 from server.realtime.timer import public_move, utcnow
 from server.store.repository import ChatLine, Hosting, TableRecord, TableSummary
 
@@ -99,6 +99,7 @@ class Room:
         "seats",
         "seq",
         "series",
+        "state_encoder",
         "status",
         "table_rest",
         "timer_due",
@@ -139,6 +140,7 @@ class Room:
         self.table_rest: bytes | None = None
         self.public_encoder = PublicEncoder()
         self.seat_encoder = SeatEncoder()
+        self.state_encoder = StateEncoder()
         self.load(record)
 
     def load(self, record: TableRecord) -> None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from server.names import bot_name
+from server.protocol import ErrorMessage
 from server.realtime.effects import NOTHING, Effects, SocketStep
 from server.realtime.errors import TableError, Unsure, ended, no_such_seat
 from server.realtime.hosting import after_leaving, hash_token, matches
-from server.realtime.messages import ErrorMessage
 from server.realtime.room import Room
 from server.realtime.timer import TIMEOUTS_TO_AUTOPLAY
 from server.store.repository import SeatRecord

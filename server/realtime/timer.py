@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from server.realtime.messages import TimerMove
+from server.protocol import TimerMove
 
 TURN_SECONDS_MIN = 5
 TURN_SECONDS_MAX = 300
@@ -61,7 +62,7 @@ def fresh_deadline(turn_seconds: int | None, turn: list[int], now: datetime) -> 
     return now + timedelta(seconds=turn_seconds)
 
 
-def public_move(seat: int, action: dict[str, Any]) -> TimerMove:
+def public_move(seat: int, action: Mapping[str, Any]) -> TimerMove:
     """A move the timer made, as everyone may see it: the cards of a pass, a draw's choice
     and a blind nil decision (shown by the table when the rules reveal it) are private.
 
@@ -70,9 +71,11 @@ def public_move(seat: int, action: dict[str, Any]) -> TimerMove:
     >>> public_move(2, {"type": "pass", "cards": ["AS", "2C"]})
     {'seat': 2, 'action': {'type': 'pass'}}
     """
-    if action.get("type") in ("pass", "draw", "blind_nil"):
-        return {"seat": seat, "action": {"type": action["type"]}}
-    return {"seat": seat, "action": dict(action)}
+    if action["type"] == "bid":
+        return {"seat": seat, "action": {"type": "bid", "bid": action["bid"]}}
+    if action["type"] == "play":
+        return {"seat": seat, "action": {"type": "play", "card": action["card"]}}
+    return {"seat": seat, "action": {"type": action["type"]}}
 
 
 def iso_ms(moment: datetime | None) -> str | None:

@@ -15,7 +15,8 @@ from typing import Any, cast
 
 import orjson
 
-from server.realtime.messages import PROTOCOL_VERSION, PublicSeat, PublicTable, StateMessage
+from server.protocol import PublicSeat, PublicTable, StateMessage
+from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
 from server.store.repository import SeatRecord, TableSummary, iso

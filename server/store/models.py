@@ -27,6 +27,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from server.engine import Action, GameState
+from server.protocol import TableStatus
+
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -55,8 +58,8 @@ class TableRow(Base):
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     rules: Mapped[dict[str, Any]]
-    # "waiting" | "playing" | "over" | "ended" (the host closed the table)
-    status: Mapped[str] = mapped_column(String(16), index=True)
+    # "ended": the host closed the table.
+    status: Mapped[TableStatus] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
     game_number: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -109,7 +112,7 @@ class GameRow(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     decks: Mapped[list[Any] | None] = mapped_column(JSON)
     dealer: Mapped[int | None] = mapped_column(Integer)
-    snapshot: Mapped[dict[str, Any]]
+    snapshot: Mapped[GameState] = mapped_column(JSON)
     snapshot_seq: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[int | None] = mapped_column(Integer)
     final_scores: Mapped[list[Any] | None] = mapped_column(JSON)
@@ -152,7 +155,7 @@ class ActionRow(Base):
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
-    action: Mapped[dict[str, Any]]
+    action: Mapped[Action] = mapped_column(JSON)
     version: Mapped[int] = mapped_column(Integer)
     # Who chose the move when not its player: "timer" (the turn timer ran out); None.
     cause: Mapped[str | None] = mapped_column(String(16))

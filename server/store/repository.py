@@ -27,9 +27,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
-from typing_extensions import TypedDict
 
-from server.engine import Rules
+from server.engine import Action, GameState, Rules, SideScore
+from server.protocol import ChatLine as ChatLine
+from server.protocol import FinishedHand, StoredHand, TableStatus
 from server.store.batch import Ambiguous, GroupCommit, Landed, Outcomes
 from server.store.db import session_factory
 from server.store.models import (
@@ -153,28 +154,18 @@ class Hosting:
     hints: bool = False
 
 
-class ChatLine(TypedDict):
-    """One stored chat line (`seat` null for a spectator), as clients receive it."""
-
-    version: int
-    seat: int | None
-    name: str
-    text: str
-    at: str
-
-
 @dataclass
 class GameRecord:
     id: int
     number: int
     seed: int
-    snapshot: dict[str, Any]
+    snapshot: GameState
     snapshot_seq: int
     # Actions logged after the snapshot, in order: (seq, seat, action).
-    later_actions: list[tuple[int, int, dict[str, Any]]]
+    later_actions: list[tuple[int, int, Action]]
     hands_saved: int
     # The seats and actions of the later actions the turn timer made (this hand's).
-    timer_actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    timer_actions: list[tuple[int, Action]] = field(default_factory=list)
 
 
 @dataclass
@@ -184,7 +175,7 @@ class TableFields:
     id: str
     name: str
     rules: dict[str, Any]
-    status: str
+    status: TableStatus
     version: int
     game_number: int
     created: datetime
@@ -207,8 +198,8 @@ class TableSummary(TableFields):
     """What the lobby shows of a table, read without loading its game: the seats, and
     each side's score and bags after the current game's latest finished hand."""
 
-    # [{"score": int, "bags": int}] per side; [] before the first game starts.
-    scores: list[dict[str, int]]
+    # One per side; [] before the first game starts.
+    scores: list[SideScore]
     winner: int | None
     hands_played: int
     hosting: Hosting = field(default_factory=Hosting)
@@ -224,14 +215,14 @@ class ActionWrite:
     # The version the action was made on; the write raises it by one.
     old_version: int
     # "playing", or "over" for the action that ends the game (only that one writes it).
-    status: str
+    status: TableStatus
     game_id: int
     seq: int
     seat: int
     action: dict[str, Any]
     # `Game.to_state()`, or its JSON as an orjson.Fragment (the JSON column writes it as is).
-    snapshot: dict[str, Any] | orjson.Fragment | None
-    new_hands: list[dict[str, Any]]
+    snapshot: GameState | orjson.Fragment | None
+    new_hands: list[StoredHand]
     first_hand_number: int
     winner: int | None
     final_scores: list[Any] | None
@@ -289,7 +280,7 @@ def summary(
 ) -> TableSummary:
     """One lobby row: scores are the final ones of a finished game, else those after the
     latest saved hand (hands are numbered from 1, so its number counts them), else 0."""
-    scores: list[dict[str, int]] = []
+    scores: list[SideScore] = []
     number = 0
     if game_id is not None:
         number, sides = last_hands.get(game_id, (0, None))
@@ -575,7 +566,7 @@ class TableStore:
         old: int,
         number: int,
         seed: int,
-        snapshot: dict[str, Any],
+        snapshot: GameState,
         deadline: datetime | None = None,
     ) -> tuple[int, int]:
         """Record a new game (first game or rematch) and make it the table's current game;
@@ -623,7 +614,7 @@ class TableStore:
             await session.flush()
             return chat_line(row)
 
-    async def hands(self, table_id: str, game_number: int) -> list[dict[str, Any]]:
+    async def hands(self, table_id: str, game_number: int) -> list[FinishedHand]:
         """Finished hands of one game, in order."""
         async with self.sessions() as session:
             rows = await session.scalars(
@@ -633,16 +624,16 @@ class TableStore:
                 .order_by(HandRow.number)
             )
             return [
-                {
-                    "hand": row.number,
-                    "dealer": row.dealer,
-                    "bids": row.bids,
-                    "tricks": row.tricks,
-                    "deal": row.deal,
-                    "sides": row.sides,
-                    "timer_moves": row.timer_moves or [],
-                    "plays": row.plays,
-                }
+                FinishedHand(
+                    hand=row.number,
+                    dealer=row.dealer,
+                    bids=row.bids,
+                    tricks=row.tricks,
+                    deal=row.deal,
+                    sides=row.sides,
+                    timer_moves=row.timer_moves or [],
+                    plays=row.plays,
+                )
                 for row in rows
             ]
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from server.engine import Game, IllegalAction, Rules, deck_codes, score_hand
 from server.engine.cards import INDEX
-from server.engine.view import PublicEncoder, SeatEncoder, public_view, seat_part
+from server.engine.view import public_view, seat_part
+from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 
 PRESETS = Rules.preset_names()
 DECKS = ("standard", "jokers", "jokers_deuces")
@@ -115,7 +116,7 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
     steps = 0
     # One encoder for the whole game, as a table keeps one: after every move its JSON is
     # exactly that of the view built afresh (nothing it keeps between moves goes stale).
-    encoder, seats = PublicEncoder(), SeatEncoder()
+    encoder, seats, snapshots = PublicEncoder(), SeatEncoder(), StateEncoder()
     while game.phase != "over" and len(game.hand_results) < 2 and steps < 500:
         steps += 1
         assert encoder.json(game) == orjson.dumps(public_view(game))
@@ -132,7 +133,7 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
             each = [game.hand_size(other) for other in range(n)]
             assert sizes == each == [len(cards) for cards in game.hands] and own == game.hands
             # A snapshot's JSON, made from the entries kept since the last one.
-            assert game.state_json() == orjson.dumps(game.to_state())
+            assert snapshots.json(game) == orjson.dumps(game.to_state())
             check_every_legal_action_accepted(game, seat, legal)
             check_wrong_action_refused(game, seat, data.draw(st.sampled_from(WRONG_ACTIONS)))
             for viewer in [None, *range(n)]:
@@ -157,10 +158,10 @@ def test_random_legal_play_keeps_every_invariant(preset, deck, seed, blind, data
                     assert all(side["bags"] == 0 for side in after)
     assert encoder.json(game) == orjson.dumps(public_view(game))
     assert game.scores == scores
-    assert game.state_json() == orjson.dumps(game.to_state())
+    assert snapshots.json(game) == orjson.dumps(game.to_state())
     if copy is not None:
         assert copy.to_state() == game.to_state()
-        assert copy.state_json() == game.state_json()
+        assert StateEncoder().json(copy) == snapshots.json(game)
     replay = Game(rules, seed=seed)
     for seat, action in game.log:
         replay.act(seat, action)

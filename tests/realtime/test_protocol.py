@@ -1,31 +1,132 @@
-"""The WebSocket protocol as types: the published schema, the protocol version, and the
-messages a real table sends matching their models."""
+"""The protocol as types: the published schema and typedefs, the protocol version, and
+the messages and answers of a real table matching them."""
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
+import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server.engine import Rules
 from server.realtime.errors import TableError
 from server.realtime.messages import (
     ACTION_KEYS,
     DOC_PATH,
     PROTOCOL_VERSION,
+    SCHEMA_BEGIN,
+    SCHEMA_END,
     SERVER_MESSAGES,
+    TYPEDEFS_PATH,
     Act,
+    main,
+    outdated,
     plain_act,
+    published,
     read_client_message,
     with_schema,
 )
-from tests.realtime.players import TableClient, create_table, seat_players
+from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 
 FAST_RULES = {"preset": "standard", "target_score": 100}
 
 
-def test_the_schema_in_docs_protocol_md_is_the_models_schema() -> None:
+def test_the_generator_in_check_mode_finds_docs_and_typedefs_up_to_date(capsys) -> None:
+    assert main(["--check"]) == 0, capsys.readouterr().out
     doc = DOC_PATH.read_text()
     assert with_schema(doc) == doc, "run: python -m server.realtime.messages --write"
+
+
+def test_the_generator_in_check_mode_names_files_out_of_date(tmp_path) -> None:
+    doc, typedefs = tmp_path / "protocol.md", tmp_path / "protocol-types.js"
+    stale = DOC_PATH.read_text().replace('"protocol": 1,', '"protocol": 0,')
+    doc.write_text(stale)
+    typedefs.write_text(TYPEDEFS_PATH.read_text().replace("PublicTable", "Table"))
+    files = published(doc=doc, typedefs=typedefs)
+    assert outdated(files) == [doc, typedefs]
+    for path, text in files.items():
+        path.write_text(text)
+    assert outdated(published(doc=doc, typedefs=typedefs)) == []
+
+
+def published_schema() -> dict[str, Any]:
+    """The JSON Schema as docs/protocol.md shows it."""
+    doc = DOC_PATH.read_text()
+    block = doc[doc.index(SCHEMA_BEGIN) : doc.index(SCHEMA_END)]
+    return json.loads(block[block.index("```json") + len("```json") : block.rindex("```")])
+
+
+def check(instance: Any, schema: dict[str, Any], published: dict[str, Any]) -> None:
+    """Raise unless `instance` matches `schema` (a part of the published schema)."""
+    jsonschema.Draft202012Validator({**schema, "$defs": published["$defs"]}).validate(instance)
+
+
+def test_every_typedef_the_web_client_names_is_generated() -> None:
+    typedefs = TYPEDEFS_PATH.read_text()
+    defined = set(re.findall(r"@typedef \{.*\} (\w+)", typedefs))
+    assert {"StateMessage", "PublicTable", "History", "ServerMessage", "View"} <= defined
+    reference = re.compile(r"import\(.\./protocol-types\.js.\)\.(\w+)")
+    named = set()
+    for module in TYPEDEFS_PATH.parent.glob("*.js"):
+        named |= set(reference.findall(module.read_text()))
+    assert named, "the client's modules refer to the typedefs"
+    assert named <= defined, named - defined
+    used = set(re.findall(r"\b([A-Z]\w+)\b", " ".join(re.findall(r"\{([^}]*)\}", typedefs))))
+    assert used - {"Array", "Object"} <= defined
+
+
+async def test_real_messages_and_answers_match_the_published_schema(served, http) -> None:
+    _app, address = served
+    schema = published_schema()
+    created = await http.post(
+        "/api/tables", json={"name": "schema", "rules": FAST_RULES, "listed": True, "hints": True}
+    )
+    check(created.json(), schema["http"]["CreatedTable"], schema)
+    table_id = created.json()["id"]
+    players = await seat_players(http, address, table_id, 4)
+    # This test's table, playing: others in the database may hold rules written by hand.
+    lobby = [table for table in (await http.get("/api/tables")).json() if table["id"] == table_id]
+    assert lobby
+    check(lobby, schema["http"]["Lobby"], schema)
+    watcher = TableClient(address, table_id)
+    await watcher.connect()
+    on_turn = players[players[0].view["turn"][0]]
+    await on_turn.send({"type": "hint", "id": "h"})
+    await on_turn.until(lambda m: m["type"] == "hint")
+    await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 99}, "id": 3})
+    await on_turn.until(lambda m: m["type"] == "error")
+    rules = Rules.model_validate(FAST_RULES)
+    await play_turns(players, rules, lambda m: m["table"]["hands_played"] >= 1)
+    await watcher.until(lambda m: m["type"] == "state" and m["table"]["hands_played"] >= 1)
+    await watcher.send({"type": "chat", "text": "well played"})
+    await watcher.send({"type": "ping"})
+    await watcher.until(lambda _m: {"chat", "pong"} <= {m["type"] for m in watcher.messages})
+
+    received = [*watcher.messages, *on_turn.messages]
+    assert {m["type"] for m in received} == {"state", "chat", "error", "pong", "hint"}
+    for message in received:
+        check(message, schema["server_to_client"], schema)
+    history = (await http.get(f"/api/tables/{table_id}/history")).json()
+    assert history["hands"] and history["hands"][0]["plays"]
+    check(history, schema["http"]["History"], schema)
+    check((await http.get("/api/presets")).json(), schema["http"]["Presets"], schema)
+
+    # The schema says something: a state without its table, a hand without its sides fail.
+    state = next(m for m in received if m["type"] == "state" and m["state"] is not None)
+    messages = schema["server_to_client"]
+    with pytest.raises(jsonschema.ValidationError):
+        check({**state, "table": None}, messages, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        check({**state, "state": {**state["state"], "turn": "0"}}, messages, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        hand = {key: value for key, value in history["hands"][0].items() if key != "sides"}
+        check({**history, "hands": [hand]}, schema["http"]["History"], schema)
+    for client in [*players, watcher]:
+        await client.close()
 
 
 def test_an_act_keeps_only_the_fields_actions_have() -> None:

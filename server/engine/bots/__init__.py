@@ -38,13 +38,13 @@ Each level is a table of decisions, one per phase (``DECISIONS`` in its module);
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from server.engine.bots import advanced, basic, expert
 from server.engine.bots.advanced import ADVANCED_SAMPLES
 from server.engine.bots.evaluation import hand_strength, nil_danger
-from server.engine.bots.knowledge import Action
+from server.engine.bots.knowledge import first_action
 from server.engine.rules import Rules
+from server.engine.shapes import Action, LegalAction, View
 
 BOT_LEVELS: tuple[str, ...] = ("basic", "advanced", "expert")
 
@@ -53,7 +53,7 @@ __all__ = ["ADVANCED_SAMPLES", "BOT_LEVELS", "choose_action", "hand_strength", "
 
 def choose_action(
     rules: Rules,
-    view: dict[str, Any],
+    view: View,
     level: str = "basic",
     rng: random.Random | None = None,
     *,
@@ -73,11 +73,12 @@ def choose_action(
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
-    legal: list[Action] = list(view.get("legal") or [])
+    legal: list[LegalAction] = list(view.get("legal") or [])
     if not legal:
         raise ValueError("nothing to do: the view offers no legal action")
-    if len(legal) == 1 and "count" not in legal[0]:
-        return legal[0]
+    only = legal[0]
+    if len(legal) == 1 and "count" not in only:
+        return only
     phase = str(view.get("phase"))
     if level == "expert":
         return expert.choose(rules, view, legal, rng, samples)
@@ -87,4 +88,4 @@ def choose_action(
         decide = advanced.DECISIONS.get(phase)
     else:
         decide = basic.DECISIONS.get(phase)
-    return legal[0] if decide is None else decide(rules, view, legal, rng)
+    return first_action(legal) if decide is None else decide(rules, view, legal, rng)

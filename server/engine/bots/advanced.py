@@ -13,9 +13,7 @@ it imagines are drawn from the cards it has not seen.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from server.engine.bots import basic
 from server.engine.bots.basic import (
@@ -27,7 +25,14 @@ from server.engine.bots.basic import (
     TRICKS_FROM_STRENGTH,
 )
 from server.engine.bots.evaluation import hand_strength, nil_danger
-from server.engine.bots.knowledge import Action, Rng, SeatState, View, seat_state
+from server.engine.bots.knowledge import (
+    Decision,
+    Rng,
+    SeatState,
+    bid_numbers,
+    play_actions,
+    seat_state,
+)
 from server.engine.bots.rollout import Rollout, suit_tops
 from server.engine.bots.sampling import (
     deal_hidden,
@@ -39,6 +44,14 @@ from server.engine.bots.sampling import (
 from server.engine.cards import SPADES, card_index
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
+from server.engine.shapes import (
+    Bid,
+    BidAction,
+    BlindNilAction,
+    LegalAction,
+    PlayAction,
+    View,
+)
 
 # Within this many bags of the bag limit, bid what the hand should take (a smaller margin).
 BAG_WARNING = 3
@@ -101,7 +114,7 @@ def _situation(rules: Rules, view: View, state: SeatState) -> _Situation:
     )
 
 
-def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BidAction:
     """The basic count, adjusted by the situation, one rule at a time:
 
     - near the target and not behind: no nil (a failed nil would hand the game over);
@@ -116,13 +129,13 @@ def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Actio
     """
     state = seat_state(rules, view, rng)
     hand = view.get("hand") or []
-    numbers = [action["bid"] for action in legal]
+    numbers = bid_numbers(legal)
     situation = _situation(rules, view, state)
     strength = hand_strength(hand, rules.deck, rules.players)
     slope, intercept = TRICKS_FROM_STRENGTH[rules.players]
     expected = slope * strength + intercept
     margin = BID_MARGIN_PARTNERS if state.teammates else BID_MARGIN_SOLO
-    partner_bids = [state.bids[s] for s in state.teammates if state.bids[s] is not None]
+    partner_bids = [bid for s in state.teammates if (bid := state.bids[s]) is not None]
     desperate = situation.late and situation.deficit >= DESPERATE_DEFICIT
     if situation.bags_close and not situation.near_target:
         margin = min(margin, BAG_MARGIN)
@@ -157,13 +170,13 @@ def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Actio
     return {"type": "bid", "bid": min(candidates, key=lambda n: (abs(n - wanted), n))}
 
 
-def _nil_fits_partner(rules: Rules, partner_bids: list[Any]) -> bool:
+def _nil_fits_partner(rules: Rules, partner_bids: list[Bid]) -> bool:
     if any(is_nil(b) for b in partner_bids):
         return False
     return not any(isinstance(b, int) and b < rules.min_team_bid - 1 for b in partner_bids)
 
 
-def choose_blind(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_blind(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BlindNilAction:
     """Blind nil when the table allows it (the engine only asks eligible players), the
     partner has not declared, and the side is far behind: 150 late in the game (the
     leader within LATE of the target), else 200, or more if the table demands more."""
@@ -177,20 +190,21 @@ def choose_blind(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Act
 
 
 def choose_play(
-    rules: Rules, view: View, legal: list[Action], rng: Rng, samples: int | None
-) -> Action:
+    rules: Rules, view: View, legal: list[LegalAction], rng: Rng, samples: int | None
+) -> PlayAction:
     """The distinct legal card whose imagined deals score best for the bot's side; ties
     go to the basic level's choice."""
     state = seat_state(rules, view, rng)
     if not state.played and rules.first_lead == "lowest_club":
         # The first trick's own rules (lowest clubs, forced): the basic play is fine.
         return basic.choose_play(rules, view, legal, rng)
-    cards = [card_index(action["card"]) for action in legal]
-    candidates = _distinct_cards(state, cards)
+    plays = play_actions(legal)
+    cards = [card_index(action["card"]) for action in plays]
+    candidates = state.distinct_cards(cards)
     basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
-    basic_group = next(c for c in candidates if _same_group(state, c, basic_card))
+    basic_group = next(c for c in candidates if state.same_group(c, basic_card))
     if len(candidates) == 1:
-        return legal[cards.index(candidates[0])]
+        return plays[cards.index(candidates[0])]
     if rng is None:
         rng = random.Random(view_seed(view))
     sizes = view.get("hand_sizes") or hand_sizes(state)
@@ -231,44 +245,10 @@ def choose_play(
     best = max(totals)
     tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
     chosen = basic_group if basic_group in tied else tied[0]
-    return legal[cards.index(chosen)]
+    return plays[cards.index(chosen)]
 
 
-def _others_between(state: SeatState, low: int, high: int, suit: int) -> bool:
-    """Whether a card of ``suit`` not in this seat's hand (unseen, or on the table in
-    this trick) has a power in ``low..high``."""
-    order = state.order
-    for card, count in state.unseen.items():
-        if count > 0 and order.suit[card] == suit and low <= order.power[card] <= high:
-            return True
-    return any(
-        order.suit[card] == suit and low <= order.power[card] <= high for _, card in state.trick
-    )
-
-
-def _same_group(state: SeatState, a: int, b: int) -> bool:
-    """Whether two of the seat's cards are equivalent: same suit, and no card anyone
-    else may play lies between them (so either one wins or loses the same tricks)."""
-    order = state.order
-    if order.suit[a] != order.suit[b]:
-        return False
-    low, high = sorted((order.power[a], order.power[b]))
-    return a == b or not _others_between(state, low, high, order.suit[a])
-
-
-def _distinct_cards(state: SeatState, cards: list[int]) -> list[int]:
-    """One card (the lowest) of each group of equivalent legal cards."""
-    order = state.order
-    ranked = sorted(dict.fromkeys(cards), key=lambda c: (order.suit[c], order.power[c]))
-    groups: list[int] = []
-    for card in ranked:
-        if groups and _same_group(state, groups[-1], card):
-            continue
-        groups.append(card)
-    return groups
-
-
-DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
+DECISIONS: dict[str, Decision] = {
     **basic.DECISIONS,
     "blind": choose_blind,
     "bid": choose_bid,

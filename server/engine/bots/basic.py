@@ -12,14 +12,30 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
 from server.engine.bots.evaluation import hand_strength, nil_danger
-from server.engine.bots.knowledge import Action, Rng, SeatState, View, seat_state
+from server.engine.bots.knowledge import (
+    Decision,
+    Rng,
+    SeatState,
+    bid_numbers,
+    pass_count,
+    play_actions,
+    seat_state,
+)
 from server.engine.cards import SPADES, card_index, card_order
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
+from server.engine.shapes import (
+    Bid,
+    BidAction,
+    BlindNilAction,
+    DrawAction,
+    LegalAction,
+    PassAction,
+    PlayAction,
+    View,
+)
 
 # The lowest side card worth keeping in the draw: the king (rank index, 2 = 0 ... A = 12).
 # Keeping queens too did worse in duplicate deals between bots.
@@ -43,7 +59,7 @@ BLIND_NIL_DEFICIT = 200
 SET_MARGIN = 2
 
 
-def choose_draw(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_draw(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> DrawAction:
     """Keep spades, aces and kings; anything less is worth no more than the unseen next
     card."""
     code = view.get("draw_card")
@@ -55,7 +71,7 @@ def choose_draw(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Acti
     return {"type": "draw", "keep": keep}
 
 
-def choose_blind(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_blind(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BlindNilAction:
     """Declare blind nil only when allowed, far behind, and the partner has not."""
     state = seat_state(rules, view, rng)
     scores = [entry["score"] for entry in view.get("scores") or []]
@@ -68,14 +84,12 @@ def choose_blind(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Act
     return {"type": "blind_nil", "declare": declare}
 
 
-def choose_pass(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_pass(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> PassAction:
     """The blind nil bidder gives away its most dangerous cards (top spades, then the
     highest side cards); its partner gives the lowest side cards, which a nil can duck
     with, and keeps its spades and honours to cover."""
     state = seat_state(rules, view, rng)
-    # The view's legal pass is its constraint, {"type": "pass", "count": n};
-    # game.legal's lists every set of cards.
-    count = legal[0]["count"] if "count" in legal[0] else len(legal[0]["cards"])
+    count = pass_count(legal)
     order = state.order
     if state.bids[state.seat] == "blind_nil":
         chosen = sorted(state.hand, key=lambda c: _danger(state, c))[-count:]
@@ -85,13 +99,13 @@ def choose_pass(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Acti
     return {"type": "pass", "cards": order.sorted_codes(chosen)}
 
 
-def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BidAction:
     """Bid the counted tricks (nil with a really weak hand), the nearest legal number."""
     state = seat_state(rules, view, rng)
     hand = view.get("hand") or []
-    numbers = [action["bid"] for action in legal]
+    numbers = bid_numbers(legal)
     strength = hand_strength(hand, rules.deck, rules.players)
-    partner_bids = [state.bids[s] for s in state.teammates if state.bids[s] is not None]
+    partner_bids = [bid for s in state.teammates if (bid := state.bids[s]) is not None]
     if 0 in numbers and _nil_is_sensible(rules, hand, strength, partner_bids):
         return {"type": "bid", "bid": 0}
     slope, intercept = TRICKS_FROM_STRENGTH[rules.players]
@@ -104,7 +118,7 @@ def choose_bid(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Actio
 
 
 def _nil_is_sensible(
-    rules: Rules, hand: list[str], strength: float, partner_bids: list[Any]
+    rules: Rules, hand: list[str], strength: float, partner_bids: list[Bid]
 ) -> bool:
     if strength > NIL_MAX_STRENGTH or nil_danger(hand, rules.deck, rules.players) > NIL_MAX_DANGER:
         return False
@@ -114,9 +128,10 @@ def _nil_is_sensible(
     return not any(isinstance(b, int) and b < rules.min_team_bid - 1 for b in partner_bids)
 
 
-def choose_play(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Action:
+def choose_play(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> PlayAction:
     state = seat_state(rules, view, rng)
-    cards = [card_index(action["card"]) for action in legal]
+    plays = play_actions(legal)
+    cards = [card_index(action["card"]) for action in plays]
     if state.is_nil(state.seat):
         card = _follow_as_nil(state, cards) if state.trick else _lead_to_lose(state, cards)
     elif any(state.is_nil(s) for s in state.teammates):
@@ -125,7 +140,7 @@ def choose_play(rules: Rules, view: View, legal: list[Action], rng: Rng) -> Acti
         card = _follow_for_tricks(state, cards) if state.trick else _lead_for_tricks(state, cards)
     else:
         card = _follow_ducking(state, cards) if state.trick else _lead_to_lose(state, cards)
-    return legal[cards.index(card)]
+    return plays[cards.index(card)]
 
 
 def _wants_tricks(state: SeatState) -> bool:
@@ -317,7 +332,7 @@ def _follow_ducking(state: SeatState, cards: list[int]) -> int:
     return state.highest(winners) if not _seats_after(state) else state.lowest(winners)
 
 
-DECISIONS: dict[str, Callable[[Rules, View, list[Action], Rng], Action]] = {
+DECISIONS: dict[str, Decision] = {
     "draw": choose_draw,
     "blind": choose_blind,
     "pass": choose_pass,

@@ -33,13 +33,18 @@ import math
 import os
 import random
 import time
-from typing import Any
 
 from server.engine.bots import advanced, basic
-from server.engine.bots.advanced import _distinct_cards, _same_group
 from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.expert_endgame import Endgame, SearchTooBig
-from server.engine.bots.knowledge import Action, Rng, SeatState, View, seat_state
+from server.engine.bots.knowledge import (
+    Rng,
+    SeatState,
+    bid_numbers,
+    first_action,
+    play_actions,
+    seat_state,
+)
 from server.engine.bots.rollout import GAME_VALUE, Rollout, suit_tops
 from server.engine.bots.sampling import (
     deal_hidden,
@@ -59,6 +64,7 @@ from server.engine.cards import (
 )
 from server.engine.rules import Rules
 from server.engine.scoring import game_winner, score_sides
+from server.engine.shapes import Action, Bid, BidAction, LegalAction, PlayAction, View
 
 BUDGET_VARIABLE = "SPADES_BOT_BUDGET_MS"
 DEFAULT_BUDGET_MS = 150.0
@@ -210,7 +216,7 @@ class Deadline:
 def choose(
     rules: Rules,
     view: View,
-    legal: list[Action],
+    legal: list[LegalAction],
     rng: Rng,
     samples: int | None = None,
     budget: float | None = None,
@@ -223,7 +229,7 @@ def choose(
     if phase == "bid":
         return choose_bid(rules, view, legal, rng, deadline)
     decide = advanced.DECISIONS.get(phase)
-    return legal[0] if decide is None else decide(rules, view, legal, rng)
+    return first_action(legal) if decide is None else decide(rules, view, legal, rng)
 
 
 # ---------------------------------------------------------------------------------------
@@ -231,8 +237,8 @@ def choose(
 
 
 def choose_bid(
-    rules: Rules, view: View, legal: list[Action], rng: Rng, deadline: Deadline
-) -> Action:
+    rules: Rules, view: View, legal: list[LegalAction], rng: Rng, deadline: Deadline
+) -> BidAction:
     """The legal bid whose imagined hands score best; ties go to the advanced bid."""
     state = seat_state(rules, view, rng)
     anchor = advanced.choose_bid(rules, view, legal, rng)["bid"]
@@ -314,9 +320,9 @@ def _set_floor(rules: Rules, view: View, state: SeatState, anchor: int) -> int |
 
 
 def _bid_candidates(
-    rules: Rules, view: View, state: SeatState, legal: list[Action], anchor: int
+    rules: Rules, view: View, state: SeatState, legal: list[LegalAction], anchor: int
 ) -> list[int]:
-    numbers = {action["bid"] for action in legal}
+    numbers = set(bid_numbers(legal))
     wanted = set(range(anchor - BIDS_BELOW, anchor + BIDS_ABOVE + 1))
     ordinary = sorted(n for n in numbers if n > 0)
     if ordinary and not wanted & set(ordinary):
@@ -343,7 +349,7 @@ def _bid_candidates(
 
 def _imagined_bids(
     rules: Rules, view: View, state: SeatState, deal: list[list[int]], bid: int
-) -> list[Any]:
+) -> list[Bid | None]:
     """Every seat's bid: those made, this seat's ``bid``, and for the seats still to
     bid the basic count of their imagined hand (in team bidding, on top of a partner's
     number)."""
@@ -368,7 +374,7 @@ def _imagined_bids(
 
 
 def _play_out(
-    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Any]
+    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Bid | None]
 ) -> tuple[tuple[int, ...], float]:
     """The tricks the rollout policy takes on the deal with these bids, and their worth."""
     imagined = dataclasses.replace(state, bids=bids, contracts=None)
@@ -431,19 +437,20 @@ def _first_leader(rules: Rules, view: View, hands: list[list[int]]) -> int:
 
 
 def choose_play(
-    rules: Rules, view: View, legal: list[Action], rng: Rng, deadline: Deadline
-) -> Action:
+    rules: Rules, view: View, legal: list[LegalAction], rng: Rng, deadline: Deadline
+) -> PlayAction:
     """The distinct legal card whose imagined deals score best; ties go to the basic
     level's card."""
     state = seat_state(rules, view, rng)
     if not state.played and rules.first_lead == "lowest_club":
         return basic.choose_play(rules, view, legal, rng)
-    cards = [card_index(action["card"]) for action in legal]
-    candidates = _distinct_cards(state, cards)
+    plays = play_actions(legal)
+    cards = [card_index(action["card"]) for action in plays]
+    candidates = state.distinct_cards(cards)
     if len(candidates) == 1:
-        return legal[cards.index(candidates[0])]
+        return plays[cards.index(candidates[0])]
     basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
-    basic_group = next(c for c in candidates if _same_group(state, c, basic_card))
+    basic_group = next(c for c in candidates if state.same_group(c, basic_card))
     rng = rng or random.Random(view_seed(view))
     sizes = view.get("hand_sizes") or hand_sizes(state)
     hidden = [s for s in range(state.players) if s != state.seat]
@@ -468,7 +475,7 @@ def choose_play(
     best = max(totals)
     tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
     chosen = basic_group if basic_group in tied else tied[0]
-    return legal[cards.index(chosen)]
+    return plays[cards.index(chosen)]
 
 
 def _card_value(

@@ -1,10 +1,11 @@
-"""What a seat knows: the public situation, derived from its view once per decision."""
+"""What a seat knows: the public situation, derived from its view once per decision, and
+what its view's legal actions offer."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -21,10 +22,11 @@ from server.engine.cards import (
 )
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil, side_contract
+from server.engine.shapes import Action, Bid, LegalAction, PlayAction, View
 
-Action = dict[str, Any]
-View = dict[str, Any]
 Rng = random.Random | None
+# One level's decision for one phase: an action from the view's legal ones.
+Decision = Callable[[Rules, View, list[LegalAction], Rng], Action]
 
 
 @lru_cache(maxsize=32)
@@ -42,12 +44,12 @@ class SeatState:
     hand: list[int]
     teammates: list[int]
     opponents: list[int]
-    bids: list[Any]
+    bids: list[Bid | None]
     tricks_won: list[int]
     trick: list[tuple[int, int]]
     played: list[tuple[int, int]]
     sides: list[list[int]]
-    contracts: list[Any] | None
+    contracts: list[int | None] | None
     rng: random.Random | None
     _unseen: Counter[int] | None = field(default=None)
     _voids: dict[int, set[int]] | None = field(default=None)
@@ -162,8 +164,66 @@ class SeatState:
         """The strongest card: a spade before a side card, then the higher rank."""
         return self.pick(cards, lambda c: (self.order.suit[c] == SPADES, self.order.power[c]))
 
+    def same_group(self, a: int, b: int) -> bool:
+        """Whether two of the seat's cards are equivalent: same suit, and no card anyone
+        else may play lies between them (so either one wins or loses the same tricks)."""
+        order = self.order
+        if order.suit[a] != order.suit[b]:
+            return False
+        low, high = sorted((order.power[a], order.power[b]))
+        return a == b or not self._others_between(low, high, order.suit[a])
 
-def _own_seat(view: dict[str, Any]) -> int:
+    def distinct_cards(self, cards: list[int]) -> list[int]:
+        """One card (the lowest) of each group of equivalent cards among ``cards``."""
+        order = self.order
+        ranked = sorted(dict.fromkeys(cards), key=lambda c: (order.suit[c], order.power[c]))
+        groups: list[int] = []
+        for card in ranked:
+            if groups and self.same_group(groups[-1], card):
+                continue
+            groups.append(card)
+        return groups
+
+    def _others_between(self, low: int, high: int, suit: int) -> bool:
+        """Whether a card of ``suit`` not in this seat's hand (unseen, or on the table in
+        this trick) has a power in ``low..high``."""
+        order = self.order
+        for card, count in self.unseen.items():
+            if count > 0 and order.suit[card] == suit and low <= order.power[card] <= high:
+                return True
+        return any(
+            order.suit[card] == suit and low <= order.power[card] <= high for _, card in self.trick
+        )
+
+
+def first_action(legal: Sequence[LegalAction]) -> Action:
+    """The first legal action (not the view's pass choice, which needs a decision)."""
+    first = legal[0]
+    if "count" in first:
+        raise ValueError("the pass choice needs cards chosen")
+    return first
+
+
+def play_actions(legal: Sequence[LegalAction]) -> list[PlayAction]:
+    """The card plays among a view's legal actions."""
+    return [action for action in legal if action["type"] == "play"]
+
+
+def bid_numbers(legal: Sequence[LegalAction]) -> list[int]:
+    """The numbers of the bids among a view's legal actions."""
+    return [action["bid"] for action in legal if action["type"] == "bid"]
+
+
+def pass_count(legal: Sequence[LegalAction]) -> int:
+    """How many cards the seat passes: the view's pass choice ``{"type": "pass", "count":
+    n}``, or the size of a pass ``game.legal`` lists."""
+    first = legal[0]
+    if first["type"] == "pass":
+        return first["count"] if "count" in first else len(first["cards"])
+    raise ValueError("no pass among the legal actions")
+
+
+def _own_seat(view: View) -> int:
     seat = view.get("seat")
     if isinstance(seat, int):
         return seat
@@ -173,7 +233,7 @@ def _own_seat(view: dict[str, Any]) -> int:
     raise ValueError("the view does not say whose it is")
 
 
-def seat_state(rules: Rules, view: dict[str, Any], rng: random.Random | None) -> SeatState:
+def seat_state(rules: Rules, view: View, rng: random.Random | None) -> SeatState:
     order = card_order(rules.deck)
     seat = _own_seat(view)
     sides = view.get("sides") or rules.sides

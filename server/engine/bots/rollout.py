@@ -4,10 +4,11 @@ hand known) by a cheap policy that follows the basic level's rules of thumb, and
 from __future__ import annotations
 
 from server.engine.bots.basic import SET_MARGIN
-from server.engine.bots.knowledge import SeatState, View
+from server.engine.bots.knowledge import SeatState
 from server.engine.cards import SPADES, CardOrder, taking
 from server.engine.play import legal_plays
-from server.engine.scoring import game_winner, is_nil, score_sides
+from server.engine.scoring import final_bids, game_winner, is_nil, score_sides
+from server.engine.shapes import SideScore, View
 
 # What ending the game is worth, in points of this hand, to the look-ahead.
 GAME_VALUE = 1000
@@ -43,7 +44,7 @@ class Rollout:
         self.broken = bool(view.get("spades_broken")) or any(
             self.suit[c] == SPADES for _, c in state.played + state.trick
         )
-        self.bids = list(state.bids)
+        self.bids = final_bids(state.bids)
         self.sides = state.sides
         self.side_of = [0] * n
         for index, side in enumerate(self.sides):
@@ -57,7 +58,9 @@ class Rollout:
         ]
         self.contracts = [state.contract(side) for side in self.sides]
         self.my_side = self.side_of[state.seat]
-        self.scores = list(view.get("scores") or [{"score": 0, "bags": 0} for _ in self.sides])
+        self.scores: list[SideScore] = list(
+            view.get("scores") or [{"score": 0, "bags": 0} for _ in self.sides]
+        )
         self._utilities: dict[tuple[int, ...], float] = {}
 
     def rollout(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
-from server.engine.bots.knowledge import SeatState, View
+from server.engine.bots.knowledge import SeatState
 from server.engine.cards import SPADES, card_order
+from server.engine.shapes import View
 
 # Imagined deals give high cards to each hidden seat in proportion to the tricks its bid
 # still promises plus WEIGHT_BASE; a nil bidder still clean gets NIL_WEIGHT.

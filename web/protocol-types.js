@@ -1,0 +1,419 @@
+// The shapes of what the server sends (WebSocket messages and HTTP answers) and of what a
+// client may send, as JSDoc typedefs for editors and type checkers: no code runs here.
+// Generated from server/protocol.py and server/realtime/messages.py by
+// `python -m server.realtime.messages --write`; a test fails when it is out of date.
+
+/**
+ * A move: an action dict for the engine (docs/rules.md §5), an id echoed in a
+ * refusal, and the version the client acted on (older than the table's: `stale`).
+ * @typedef {Object} Act
+ * @property {"act"} type
+ * @property {Object<string, *>} action
+ * @property {string|number|null} [id]
+ * @property {number|null} [version]
+ */
+
+/**
+ * A player on autoplay plays for themselves again.
+ * @typedef {Object} Back
+ * @property {"back"} type
+ */
+
+/**
+ * @typedef {Object} BidAction
+ * @property {"bid"} type
+ * @property {number} bid
+ */
+
+/**
+ * @typedef {Object} BlindNilAction
+ * @property {"blind_nil"} type
+ * @property {boolean} declare
+ */
+
+/**
+ * @typedef {Object} BotSeated
+ * @property {number} seat
+ * @property {string} bot
+ */
+
+/**
+ * A chat line, trimmed: 1 to `chat_max_length` printable characters.
+ * @typedef {Object} Chat
+ * @property {"chat"} type
+ * @property {string} [text]
+ */
+
+/**
+ * One stored chat line (`seat` null for a spectator), as clients receive it.
+ * @typedef {Object} ChatLine
+ * @property {number} version
+ * @property {number|null} seat
+ * @property {string} name
+ * @property {string} text
+ * @property {string} at
+ */
+
+/**
+ * A chat line, to every socket of the table.
+ * @typedef {Object} ChatMessage
+ * @property {number} version
+ * @property {number|null} seat
+ * @property {string} name
+ * @property {string} text
+ * @property {string} at
+ * @property {"chat"} type
+ */
+
+/**
+ * @typedef {Hello|Act|Chat|Back|Ping|Hint} ClientMessage
+ */
+
+/**
+ * The create answer: the only one that carries the table's secrets, once, to the host.
+ * @typedef {Object} CreatedTable
+ * @property {string} id
+ * @property {string} name
+ * @property {string} url
+ * @property {Rules} rules
+ * @property {"waiting"|"playing"|"over"|"ended"} status
+ * @property {number} version
+ * @property {number} game_number
+ * @property {Array<PublicSeat>} seats
+ * @property {Array<SideScore>} scores
+ * @property {number|null} winner
+ * @property {number} hands_played
+ * @property {string} created
+ * @property {boolean} listed
+ * @property {number|null} host_seat
+ * @property {number|null} turn_seconds
+ * @property {string|null} deadline
+ * @property {Array<number>} series
+ * @property {boolean} hints
+ * @property {string} invite
+ * @property {string} host_token
+ * @property {string} invite_url
+ */
+
+/**
+ * Two players: keep the stock's top card (``keep``) or the one under it.
+ * @typedef {Object} DrawAction
+ * @property {"draw"} type
+ * @property {boolean} keep
+ */
+
+/**
+ * A refusal, to the socket that asked only; `reason` is the engine's own code.
+ * @typedef {Object} ErrorMessage
+ * @property {"error"} type
+ * @property {string|number|null} id
+ * @property {string} code
+ * @property {string} message
+ * @property {string} [reason]
+ */
+
+/**
+ * A row of the history: a stored hand and its number in the game (from 1).
+ * @typedef {Object} FinishedHand
+ * @property {number|null} dealer
+ * @property {Array<number|"blind_nil"|null>} bids
+ * @property {Array<number>} tricks
+ * @property {Array<Array<string>>} deal
+ * @property {Array<SideResult>} sides
+ * @property {Array<TimerMove>} timer_moves
+ * @property {Array<TrickPlays>|null} plays
+ * @property {number} hand
+ */
+
+/**
+ * A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``.
+ * @typedef {Object} HandResult
+ * @property {number} hand_number
+ * @property {number} dealer
+ * @property {Array<number|"blind_nil"|null>} bids
+ * @property {Array<number>} tricks
+ * @property {Array<SideResult>} sides
+ * @property {Array<Array<string>>} deal
+ */
+
+/**
+ * @typedef {Object} Health
+ * @property {"ok"} status
+ */
+
+/**
+ * First message: a seat token (none: watch), the host token, the last version seen.
+ * @typedef {Object} Hello
+ * @property {"hello"} type
+ * @property {string|null} [token]
+ * @property {string|null} [host_token]
+ * @property {number|null} [version]
+ */
+
+/**
+ * A pass, a draw or a blind nil decision as everyone may see it: its cards, choice
+ * or decision are private, so it shows its type alone.
+ * @typedef {Object} HiddenMove
+ * @property {"pass"|"draw"|"blind_nil"} type
+ */
+
+/**
+ * A player on turn asks what the advanced bot would do; nothing is played.
+ * @typedef {Object} Hint
+ * @property {"hint"} type
+ * @property {string|number|null} [id]
+ */
+
+/**
+ * The answer to `hint`, to the asking socket only: the advanced bot's choice from
+ * that seat's view at `version`.
+ * @typedef {Object} HintMessage
+ * @property {"hint"} type
+ * @property {string|number|null} id
+ * @property {number} version
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} action
+ */
+
+/**
+ * The finished hands of the table's current game, in order.
+ * @typedef {Object} History
+ * @property {string} id
+ * @property {number} game_number
+ * @property {Array<FinishedHand>} hands
+ */
+
+/**
+ * @typedef {Array<PublicTable>} Lobby
+ */
+
+/**
+ * @typedef {Object} NilResult
+ * @property {number} seat
+ * @property {boolean} blind
+ * @property {boolean} made
+ * @property {number} points
+ */
+
+/**
+ * The cards a seat gives its partner (blind nil, docs/rules.md §5).
+ * @typedef {Object} PassAction
+ * @property {"pass"} type
+ * @property {Array<string>} cards
+ */
+
+/**
+ * A view's pass: any ``count`` cards of the seat's own hand (answered by a
+ * :class:`PassAction`), instead of the thousands of sets ``Game.legal`` lists.
+ * @typedef {Object} PassChoice
+ * @property {"pass"} type
+ * @property {number} count
+ */
+
+/**
+ * Keep-alive, answered with `pong` (also before `hello`).
+ * @typedef {Object} Ping
+ * @property {"ping"} type
+ */
+
+/**
+ * @typedef {Object} PlayAction
+ * @property {"play"} type
+ * @property {string} card
+ */
+
+/**
+ * The answer to `ping`.
+ * @typedef {Object} PongMessage
+ * @property {"pong"} type
+ */
+
+/**
+ * @typedef {Object<string, Rules>} Presets
+ */
+
+/**
+ * One seat as everyone may see it: never a token. `autoplay` and its reason ("away"
+ * or "timer") are there only while a bot plays for the seat's player.
+ * @typedef {Object} PublicSeat
+ * @property {number} seat
+ * @property {string|null} name
+ * @property {string|null} bot
+ * @property {boolean} connected
+ * @property {boolean} [autoplay]
+ * @property {string} [autoplay_reason]
+ */
+
+/**
+ * The `table` object: what anyone may know of a table, never a secret, never a
+ * hidden card. `scores` has one entry per side, none before the first game starts;
+ * `series` the games each side won at this table, across rematches; `hints` whether
+ * players may ask for the advanced bot's choice.
+ * @typedef {Object} PublicTable
+ * @property {string} id
+ * @property {string} name
+ * @property {string} url
+ * @property {Rules} rules
+ * @property {"waiting"|"playing"|"over"|"ended"} status
+ * @property {number} version
+ * @property {number} game_number
+ * @property {Array<PublicSeat>} seats
+ * @property {Array<SideScore>} scores
+ * @property {number|null} winner
+ * @property {number} hands_played
+ * @property {string} created
+ * @property {boolean} listed
+ * @property {number|null} host_seat
+ * @property {number|null} turn_seconds
+ * @property {string|null} deadline
+ * @property {Array<number>} series
+ * @property {boolean} hints
+ */
+
+/**
+ * `checks` names each dependency's state: "ok", "not configured" or "down: <why>".
+ * @typedef {Object} Readiness
+ * @property {"ready"|"unavailable"} status
+ * @property {Array<string>} [down]
+ * @property {Object<string, string>} checks
+ */
+
+/**
+ * Every rule groups disagree on, one field each, named as in docs/rules.md.
+ * @typedef {Object} Rules
+ * @property {2|3|4|6} [players]
+ * @property {boolean} [partnerships]
+ * @property {"standard"|"jokers"|"jokers_deuces"} [deck]
+ * @property {"individual"|"team"} [bidding]
+ * @property {number} [min_team_bid]
+ * @property {boolean} [nil]
+ * @property {number} [nil_bonus]
+ * @property {number} [nil_penalty]
+ * @property {"bags"|"contract"} [nil_tricks]
+ * @property {boolean} [blind_nil]
+ * @property {number|null} [blind_nil_behind_by]
+ * @property {number} [blind_nil_bonus]
+ * @property {number} [blind_nil_penalty]
+ * @property {number} [blind_nil_pass]
+ * @property {boolean} [ten_for_two_hundred]
+ * @property {number} [ten_for_two_hundred_set]
+ * @property {"left_of_dealer"|"two_clubs"|"lowest_club"} [first_lead]
+ * @property {boolean} [spades_broken_to_lead]
+ * @property {boolean} [bags]
+ * @property {number} [bag_limit]
+ * @property {number} [bag_penalty]
+ * @property {"none"|"bonus"|"win"} [all_tricks]
+ * @property {number} [all_tricks_bonus]
+ * @property {number} [target_score]
+ * @property {number|null} [lose_score]
+ * @property {boolean} [duplicate_later_wins]
+ */
+
+/**
+ * A card played by a seat.
+ * @typedef {Object} SeatCard
+ * @property {number} seat
+ * @property {string} card
+ */
+
+/**
+ * A seat given to someone new: its fresh token and the link that carries it.
+ * @typedef {Object} SeatReissued
+ * @property {number} seat
+ * @property {string} token
+ * @property {string} continue_url
+ */
+
+/**
+ * A seat taken; `token` is the only proof of owning it, shown this once.
+ * @typedef {Object} SeatTaken
+ * @property {number} seat
+ * @property {string} token
+ */
+
+/**
+ * @typedef {StateMessage|ChatMessage|ErrorMessage|PongMessage|HintMessage} ServerMessage
+ */
+
+/**
+ * One side's breakdown of a scored hand (``server.engine.scoring.score_sides``).
+ * @typedef {Object} SideResult
+ * @property {Array<number>} seats
+ * @property {number} contract
+ * @property {number} taken
+ * @property {number} points
+ * @property {number} score
+ * @property {number} bags
+ * @property {number} bag_penalty
+ * @property {Array<NilResult>} nil
+ * @property {boolean} all_tricks
+ */
+
+/**
+ * A side's standing: its score and bag count.
+ * @typedef {Object} SideScore
+ * @property {number} score
+ * @property {number} bags
+ */
+
+/**
+ * One socket's view of the table after `hello` and after every change. The answer to
+ * `hello` alone carries `chat` (the lines so far) and `protocol` (its version).
+ * @typedef {Object} StateMessage
+ * @property {"state"} type
+ * @property {number} version
+ * @property {number|null} seat
+ * @property {View|null} state
+ * @property {PublicTable} table
+ * @property {boolean} host
+ * @property {string|null} deadline
+ * @property {string|null} server_time
+ * @property {Array<TimerMove>} timer_moves
+ * @property {Array<ChatLine>} [chat]
+ * @property {number} [protocol]
+ */
+
+/**
+ * A move the turn timer made for a seat whose player did not act in time.
+ * @typedef {Object} TimerMove
+ * @property {number} seat
+ * @property {BidAction|PlayAction|HiddenMove} action
+ */
+
+/**
+ * One trick of a finished hand's record (``Game.plays_of``).
+ * @typedef {Object} TrickPlays
+ * @property {number} leader
+ * @property {Array<SeatCard>} cards
+ * @property {number} winner
+ */
+
+/**
+ * ``Game.view(seat)``: everything ``seat`` may see (docs/protocol.md).
+ * @typedef {Object} View
+ * @property {"blind"|"pass"|"draw"|"bid"|"play"|"over"} phase
+ * @property {Array<number>} turn
+ * @property {Array<number>} hand_sizes
+ * @property {Array<SeatCard>} trick
+ * @property {*} last_trick
+ * @property {*} played
+ * @property {Array<number>} tricks_won
+ * @property {boolean} spades_broken
+ * @property {Array<number>} pending
+ * @property {number} stock_size
+ * @property {number} players
+ * @property {Array<Array<number>>} sides
+ * @property {number} dealer
+ * @property {Array<number|"blind_nil"|null>} bids
+ * @property {Array<number|null>|null} contracts
+ * @property {Array<SideScore>} scores
+ * @property {number} target_score
+ * @property {number} hand_number
+ * @property {HandResult|null} last_hand
+ * @property {number|null} winner
+ * @property {number|null} seat
+ * @property {Array<string>|null} hand
+ * @property {Array<BidAction|PlayAction|PassAction|BlindNilAction|DrawAction>|Array<PassChoice>} legal
+ * @property {string|null} draw_card
+ */
+
+export {};
