@@ -513,7 +513,7 @@ async def handle(
     if isinstance(command, Ping):
         socket.send(PONG)
     elif isinstance(command, Act):
-        await hub.act(room, socket, command.action, command.id, command.version)
+        await hub.act(room, socket, command.move, command.id, command.version)
     elif isinstance(command, Chat):
         await hub.chat(room, socket, command.text)
     elif isinstance(command, Back):

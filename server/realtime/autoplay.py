@@ -16,11 +16,10 @@ import asyncio
 import contextlib
 import time
 from datetime import datetime
-from typing import Any
 
 import structlog
 
-from server.engine import View
+from server.engine import Action, View
 from server.observability import BOT_DECISIONS, ERRORS
 from server.realtime import moves
 from server.realtime.bots import bot_decision, first_legal
@@ -162,6 +161,6 @@ def seen_by(room: Room, turn: Turn) -> tuple[int, View] | None:
     return room.seq, room.game.view(turn[0])
 
 
-def fallback(room: Room, seat: int) -> dict[str, Any]:
+def fallback(room: Room, seat: int) -> Action:
     assert room.game is not None
     return first_legal(room.game, seat)

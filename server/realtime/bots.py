@@ -15,11 +15,10 @@ import random
 import threading
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
-from typing import Any, cast
 
 import structlog
 
-from server.engine import Game, Rules, View
+from server.engine import Action, Game, Rules, View
 from server.observability import ERRORS
 
 log = structlog.get_logger(__name__)
@@ -31,12 +30,12 @@ log = structlog.get_logger(__name__)
 POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
-def decide(rules: Rules, view: View, level: str, seed: int) -> dict[str, Any]:
+def decide(rules: Rules, view: View, level: str, seed: int) -> Action:
     """One bot decision, in a decision process: everything it needs comes pickled, the rng
     as a seed drawn from the room's own."""
     from server.engine.bots import choose_action
 
-    return dict(choose_action(rules, view, level, random.Random(seed)))
+    return choose_action(rules, view, level, random.Random(seed))
 
 
 def watch_server(server: int, every: float = 1.0) -> None:
@@ -80,7 +79,7 @@ def decision_pool(size: int) -> ProcessPoolExecutor:
 
 async def bot_decision(
     processes: int, rules: Rules, view: View, level: str, rng: random.Random
-) -> dict[str, Any]:
+) -> Action:
     """A bot's action for `view`, made away from the event loop: in a decision process
     (a thinking bot holds no other table up, whatever the GIL), or with `processes` 0 in
     a worker thread. A pool whose process died is made again for the next decision."""
@@ -99,7 +98,7 @@ async def bot_decision(
         return await asyncio.to_thread(decide, rules, view, level, seed)
 
 
-def first_legal(game: Game, seat: int) -> dict[str, Any]:
+def first_legal(game: Game, seat: int) -> Action:
     """An action the engine accepts from `seat` now, for when a bot's own choice failed.
     The pass is listed as a count of cards to choose (`{"type": "pass", "count": n}`):
     the first n cards of the hand are passed."""
@@ -107,4 +106,4 @@ def first_legal(game: Game, seat: int) -> dict[str, Any]:
     if action["type"] == "pass" and "cards" not in action:
         hand = game.view(seat)["hand"]
         return {"type": "pass", "cards": list(hand[: action["count"]])}
-    return cast("dict[str, Any]", action)
+    return action

@@ -9,11 +9,9 @@ thought out once in the bots' decision pool.
 from __future__ import annotations
 
 import asyncio
-from typing import cast
 
 import structlog
 
-from server.engine import Action
 from server.observability import ERRORS
 from server.protocol import HintMessage
 from server.realtime.bots import bot_decision
@@ -67,7 +65,4 @@ async def hint(
         log.exception("hint failed", table=room.id, version=version, seat=seat)
         listener.send(error("unavailable", "No hint right now; try again.", hint_id))
         return
-    # The bot's `Action`, as a plain dict from the decision process.
-    listener.send(
-        HintMessage(type="hint", id=hint_id, version=version, action=cast(Action, action))
-    )
+    listener.send(HintMessage(type="hint", id=hint_id, version=version, action=action))

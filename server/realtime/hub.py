@@ -24,7 +24,7 @@ from typing import Any
 
 import structlog
 
-from server.engine import Rules
+from server.engine import Action, Rules
 from server.observability import ACTION_LATENCY, ERRORS, OPEN_TABLES, REFUSED_ACTIONS, ROOMS_LOADED
 from server.protocol import History, PublicTable
 from server.realtime import collector, controls, hints, moves, seats
@@ -283,7 +283,7 @@ class TableHub:
         self,
         room: Room,
         listener: Listener,
-        action: dict[str, Any],
+        action: Action,
         act_id: Any = None,
         version: int | None = None,
     ) -> None:

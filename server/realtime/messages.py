@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -37,6 +37,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue
 from pydantic_core import PydanticCustomError
 
+from server.engine import Action
 from server.engine.actions import ACTION_FIELDS
 from server.names import unprintable
 from server.protocol import (
@@ -57,7 +58,7 @@ PROTOCOL_VERSION = 1
 # stores only what the rules define.
 ACTION_KEYS = frozenset({"type", *ACTION_FIELDS.values()})
 # An `act` message's action, id and version (`plain_act`).
-PlainAct = tuple[dict[str, Any], str | int | None, int | None]
+PlainAct = tuple[Action, str | int | None, int | None]
 ROOT = Path(__file__).resolve().parents[2]
 DOC_PATH = ROOT / "docs" / "protocol.md"
 TYPEDEFS_PATH = ROOT / "web" / "protocol-types.js"
@@ -110,6 +111,11 @@ class Act(ClientMessage):
         if not isinstance(action.get("type"), str):
             raise ValueError("an action has a type")
         return {key: value for key, value in action.items() if key in ACTION_KEYS}
+
+    @property
+    def move(self) -> Action:
+        """The action, for the engine: as the client sent it (the engine checks it)."""
+        return cast(Action, self.action)
 
 
 class Chat(ClientMessage):
@@ -209,7 +215,7 @@ def plain_act(message: dict[str, Any]) -> PlainAct | None:
         and (act_id is None or type(act_id) is str or type(act_id) is int)
         and (version is None or type(version) is int)
     ):
-        return action, act_id, version
+        return cast(Action, action), act_id, version  # as it came: the engine checks it
     return None
 
 

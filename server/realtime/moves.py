@@ -9,7 +9,6 @@ the move with whatever it finished (hands, the game) and the turn timer's next d
 from __future__ import annotations
 
 import secrets
-from typing import Any, cast
 
 import orjson
 import structlog
@@ -47,9 +46,7 @@ def hand_fields(
     }
 
 
-def player_move(
-    room: Room, listener: Listener, action: dict[str, Any], version: int | None
-) -> Effects:
+def player_move(room: Room, listener: Listener, action: Action, version: int | None) -> Effects:
     """A seated socket's move, made on `version` of the table when it names one."""
     if listener.seat is None:
         raise TableError("not_seated", "Spectators cannot play; take a seat first.")
@@ -58,9 +55,7 @@ def player_move(
     return play(room, listener.seat, action)
 
 
-def bot_move(
-    room: Room, turn: tuple[int, str, str | None], seq: int, action: dict[str, Any]
-) -> Effects:
+def bot_move(room: Room, turn: tuple[int, str, str | None], seq: int, action: Action) -> Effects:
     """A bot's move, chosen for `turn` (seat, level, cause) after move `seq`: refused as
     `stale` when the table has moved on or the seat is no longer the bots' to play."""
     if room.seq != seq or room.bot_seat() != turn:
@@ -69,7 +64,7 @@ def bot_move(
     return play(room, seat, action, cause)
 
 
-def play(room: Room, seat: int, action: dict[str, Any], cause: str | None = None) -> Effects:
+def play(room: Room, seat: int, action: Action, cause: str | None = None) -> Effects:
     """Apply `action` for `seat` to the room's game and record it. `cause`: who chose the
     move when not its player ("timer", "autoplay")."""
     game = room.game
@@ -78,7 +73,7 @@ def play(room: Room, seat: int, action: dict[str, Any], cause: str | None = None
         raise TableError("not_started", "The game has not started yet.")
     turn_before = game.turn  # a list of its own: `turn` makes one each time
     try:
-        game.act(seat, cast(Action, action))  # as it came: the engine checks it
+        game.act(seat, action)
     except IllegalAction as refusal:
         # The engine's code is the reason; a few have always been codes of their own.
         code = refusal.code if refusal.code in OWN_CODES else "illegal"
@@ -92,7 +87,7 @@ def play(room: Room, seat: int, action: dict[str, Any], cause: str | None = None
 
 
 def record(
-    room: Room, seat: int, action: dict[str, Any], cause: str | None, turn_before: list[int]
+    room: Room, seat: int, action: Action, cause: str | None, turn_before: list[int]
 ) -> ActionWrite:
     """What the move just applied to the room's game writes."""
     game = room.game
@@ -134,7 +129,7 @@ def record(
 
 
 def timer_moves_after(
-    moves: list[TimerMove], seat: int, action: dict[str, Any], cause: str | None
+    moves: list[TimerMove], seat: int, action: Action, cause: str | None
 ) -> list[TimerMove]:
     """The moves the turn timer made in the current hand, after this one."""
     return [*moves, public_move(seat, action)] if cause == "timer" else moves

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from server.engine import Game, Rules
+from server.engine import Action, Game, Rules
 from server.protocol import ServerMessage, TimerMove
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
@@ -128,7 +128,7 @@ class Room:
         self._bot_nudge: asyncio.Event | None = None
         # Each seat's latest hint, by the version it was made on: asking again before the
         # table moves gets the same answer, thought out once (hints share the bots' pool).
-        self.hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}
+        self.hints: dict[int, tuple[int, asyncio.Future[Action]]] = {}
         # Bots draw a seed from it for each decision; one for every room (its state is 2.5 KB).
         self.rng = ROOM_RNG
         self.chat: deque[ChatLine] = deque(maxlen=chat_history)

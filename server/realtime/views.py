@@ -21,6 +21,9 @@ from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
 from server.store.repository import SeatRecord, TableSummary, iso
 
+# The public table's keys that change with every move, spliced in by `table_json`.
+MOVING = frozenset(("version", "deadline"))
+
 
 class Frame(Mapping[str, Any]):
     """A message as the JSON made once for all the sockets it goes to: the socket layer
@@ -106,9 +109,9 @@ def table_json(room: Room, deadline: str | None) -> bytes:
     into the rest, which is kept on the room until the pipeline applies any other change."""
     rest = room.table_rest
     if rest is None:
-        table = cast(dict[str, Any], room_table(room))
-        del table["version"], table["deadline"]
-        rest = room.table_rest = orjson.dumps(table)[1:]
+        table = room_table(room).items()
+        rest = orjson.dumps({key: value for key, value in table if key not in MOVING})[1:]
+        room.table_rest = rest
     return b'{"version":%d,"deadline":%s,%s' % (
         room.version,
         b"null" if deadline is None else b'"%s"' % deadline.encode(),

@@ -219,7 +219,7 @@ class ActionWrite:
     game_id: int
     seq: int
     seat: int
-    action: dict[str, Any]
+    action: Action
     # `Game.to_state()`, or its JSON as an orjson.Fragment (the JSON column writes it as is).
     snapshot: GameState | orjson.Fragment | None
     new_hands: list[StoredHand]
