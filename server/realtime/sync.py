@@ -10,6 +10,7 @@ notices may have been missed.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import structlog
 
@@ -18,6 +19,11 @@ from server.realtime.changes import TableChanges
 from server.realtime.presence import Presence
 
 log = structlog.get_logger(__name__)
+
+# While notices cannot arrive: how often the tables in play are read, and for how long
+# after its last change a table counts as in play.
+ACTIVE_POLL_SECONDS = 0.05
+ACTIVE_SECONDS = 10.0
 
 
 class Sync:
@@ -38,21 +44,34 @@ class Sync:
 
     async def poll_while_deaf(self) -> None:
         """With several processes: while notices from the others cannot arrive, read the
-        versions of the tables we serve from the database, every
-        `settings.outage_poll_seconds`."""
+        versions of the tables we serve from the database: every `ACTIVE_POLL_SECONDS` those
+        in play now (changed within `ACTIVE_SECONDS`: a table split across processes keeps
+        its pace), every `settings.outage_poll_seconds` every watched one."""
+        settings = self.changes.settings
+        every_table = 0.0
         while not self.changes.closing:
-            await asyncio.sleep(self.changes.settings.outage_poll_seconds)
             if self.changes.notices.listening:
+                await asyncio.sleep(settings.outage_poll_seconds)
                 continue
+            await asyncio.sleep(ACTIVE_POLL_SECONDS)
+            now = time.monotonic()
+            everyone = now - every_table >= settings.outage_poll_seconds
+            if everyone:
+                every_table = now
             try:
-                await self.poll_versions()
+                await self.poll_versions(None if everyone else now - ACTIVE_SECONDS)
             except Exception:
                 ERRORS.labels(where="store").inc()
                 log.warning("table versions not read", exc_info=True)
 
-    async def poll_versions(self) -> None:
-        """One round of `poll_while_deaf`: reload each watched table that moved on."""
-        watched = [room.id for room in self.changes.rooms.served.values() if room.listeners]
+    async def poll_versions(self, since: float | None = None) -> None:
+        """One round of `poll_while_deaf`: reload each watched table that moved on (of
+        those changed since the monotonic time `since`, when given)."""
+        watched = [
+            room.id
+            for room in self.changes.rooms.served.values()
+            if room.listeners and (since is None or room.touched >= since)
+        ]
         if not watched:
             return
         for table_id, version in (await self.changes.store.versions(watched)).items():

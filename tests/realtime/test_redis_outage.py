@@ -235,7 +235,8 @@ async def test_a_table_split_across_processes_keeps_playing_through_a_10_second_
         target = max(player.version for player in players) + 4
         await play_turns(players, rules, done=lambda m: m["version"] >= target, timeout=60)
 
-        assert moves >= 4, f"only {moves} moves in the 10 s outage"
+        # A table in play keeps its pace: at least 10 moves a second.
+        assert moves >= 100, f"only {moves} moves in the 10 s outage"
         errors = [m for p in players for m in p.messages if m["type"] == "error"]
         assert {error["code"] for error in errors} <= {"stale"}
         async with httpx.AsyncClient(base_url=second.url) as http:
