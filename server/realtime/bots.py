@@ -77,13 +77,38 @@ def decision_pool(size: int) -> ProcessPoolExecutor:
     return pool
 
 
+class Thinking:
+    """How many decisions are under way in this process's pool now."""
+
+    count = 0
+
+
+def saturated(processes: int) -> bool:
+    """Whether every decision process (or the one worker thread) is busy: a new decision
+    would wait for another's."""
+    return Thinking.count >= max(processes, 1)
+
+
+def quick_decision(rules: Rules, view: View, rng: random.Random) -> Action:
+    """The basic bot's choice, made at once on the event loop (a fraction of a millisecond):
+    for when the pool is busy and an answer must not wait."""
+    return decide(rules, view, "basic", rng.getrandbits(64))
+
+
 async def bot_decision(
     processes: int, rules: Rules, view: View, level: str, rng: random.Random
 ) -> Action:
     """A bot's action for `view`, made away from the event loop: in a decision process
     (a thinking bot holds no other table up, whatever the GIL), or with `processes` 0 in
     a worker thread. A pool whose process died is made again for the next decision."""
-    seed = rng.getrandbits(64)
+    Thinking.count += 1
+    try:
+        return await decision(processes, rules, view, level, rng.getrandbits(64))
+    finally:
+        Thinking.count -= 1
+
+
+async def decision(processes: int, rules: Rules, view: View, level: str, seed: int) -> Action:
     if processes <= 0:
         return await asyncio.to_thread(decide, rules, view, level, seed)
     loop = asyncio.get_running_loop()

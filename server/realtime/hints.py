@@ -3,7 +3,8 @@
 Nothing is played and nothing changes, so no lock is taken: the view is read at once and
 the answer names the version it was made on. Each seat's latest hint is kept on its room by
 that version (`Room.hints`): asking again before the table moves gets the same answer,
-thought out once in the bots' decision pool.
+thought out once in the bots' decision pool. Hints never queue behind or ahead of bots
+there: while every decision process is busy, a hint is the basic bot's choice, made at once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import structlog
 
 from server.observability import ERRORS
 from server.protocol import HintMessage
-from server.realtime.bots import bot_decision
+from server.realtime.bots import bot_decision, quick_decision, saturated
 from server.realtime.errors import TableError
 from server.realtime.messages import error
 from server.realtime.room import Listener, Room
@@ -52,10 +53,17 @@ async def hint(
     version = room.version
     made = room.hints.get(seat)
     if made is None or made[0] != version:
-        thinking = bot_decision(
-            settings.bot_processes, room.rules, game.view(seat), HINT_LEVEL, room.rng
-        )
-        made = room.hints[seat] = (version, asyncio.ensure_future(thinking))
+        view = game.view(seat)
+        if saturated(settings.bot_processes):
+            # Bots and timers must not wait behind hints: a busy pool gets no hint to think
+            # about, and the asker gets the basic bot's choice at once instead.
+            thinking = asyncio.get_running_loop().create_future()
+            thinking.set_result(quick_decision(room.rules, view, room.rng))
+        else:
+            thinking = asyncio.ensure_future(
+                bot_decision(settings.bot_processes, room.rules, view, HINT_LEVEL, room.rng)
+            )
+        made = room.hints[seat] = (version, thinking)
     try:
         action = await asyncio.shield(made[1])
     except Exception:

@@ -4,11 +4,14 @@ the history (docs/protocol.md)."""
 
 from __future__ import annotations
 
+import asyncio
+from random import Random
 from typing import Any
 
 import httpx
 
 from server.engine import Rules
+from server.realtime.bots import bot_decision, saturated
 from server.realtime.hub import TableHub
 from server.realtime.pubsub import LocalNotices
 from tests.api.test_tables import bearer
@@ -147,3 +150,35 @@ async def test_hints_are_on_at_friends_tables_and_off_at_listed_ones_unless_said
 async def test_favicon_is_the_spade(http):
     icon = await http.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+async def test_a_hint_asked_while_every_decision_process_is_busy_does_not_wait_for_them(
+    served, http
+):
+    """Bots and timers never wait behind hints: while the pool is busy (here an expert's
+    decision for another table holds it), a hint is the basic bot's choice, made at once."""
+    app, address = served
+    hub: TableHub = app.state.hub
+    made = await http.post("/api/tables", json={"rules": FAST_RULES, "listed": True, "hints": True})
+    table_id = made.json()["id"]
+    players = await seat_players(http, address, table_id, 4)
+    try:
+        on_turn = next(p for p in players if p.state["seat"] in p.view["turn"])
+        room = hub.rooms[table_id]
+        assert room.game is not None
+        processes = hub.settings.bot_processes
+        view = room.game.view(on_turn.state["seat"])
+        busy = [
+            asyncio.ensure_future(bot_decision(processes, room.rules, view, "expert", Random(n)))
+            for n in range(max(processes, 1))
+        ]
+        await asyncio.sleep(0)
+        assert saturated(processes)
+        answer = await hint(on_turn, "busy")
+        assert not all(thinking.done() for thinking in busy), "the hint waited for the pool"
+        assert answer["type"] == "hint" and answer["action"] in on_turn.view["legal"]
+        await asyncio.gather(*busy)
+        assert not saturated(processes)
+    finally:
+        for client in players:
+            await client.close()
