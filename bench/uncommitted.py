@@ -23,7 +23,7 @@ import orjson
 
 from server.app import app as spades_app
 from server.store.batch import HeldSQLite, Outcomes, WriteAll
-from server.store.repository import ActionWrite
+from server.store.records import ActionWrite
 
 _committed = HeldSQLite.write
 _file = os.open(

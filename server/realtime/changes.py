@@ -29,6 +29,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import structlog
 
 from server.observability import ERRORS, OPEN_TABLES, accepted
+from server.protocol import ChatLine
 from server.realtime import seats
 from server.realtime.effects import Effects
 from server.realtime.errors import HalfDone, TableError, Unsure
@@ -39,8 +40,10 @@ from server.realtime.room import Listener, Room
 from server.realtime.rooms import Rooms
 from server.realtime.views import broadcast, tell
 from server.settings import Settings
+from server.store.action_writes import VersionConflict
 from server.store.batch import LandedFailed
-from server.store.repository import ActionWrite, ChatLine, TableStore, VersionConflict
+from server.store.records import ActionWrite
+from server.store.repository import TableStore
 
 log = structlog.get_logger(__name__)
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from server.engine import Game
 from server.realtime.hosting import TableChange
 from server.realtime.room import Room
-from server.store.repository import ActionWrite, SeatRecord
+from server.store.records import ActionWrite, SeatRecord
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import TypedDict
 
 from server.observability import looks_secret
-from server.store.repository import Hosting, SeatRecord
+from server.store.records import Hosting, SeatRecord
 
 # Random bytes of a seat or host token (32 URL-safe characters).
 TOKEN_BYTES = 24

@@ -41,7 +41,8 @@ from server.realtime.room import Listener, Room
 from server.realtime.sync import Sync
 from server.realtime.views import public_table, room_table
 from server.settings import Settings
-from server.store.repository import Hosting, TableStore
+from server.store.records import Hosting
+from server.store.repository import TableStore
 
 log = structlog.get_logger(__name__)
 

@@ -21,7 +21,7 @@ from server.realtime.effects import Effects, GameStart
 from server.realtime.errors import HalfDone, TableError
 from server.realtime.room import Listener, Room
 from server.realtime.timer import fresh_deadline, next_deadline, public_move, utcnow
-from server.store.repository import ActionWrite
+from server.store.records import ActionWrite
 
 log = structlog.get_logger(__name__)
 

@@ -22,11 +22,11 @@ from typing import Any, Protocol
 import orjson
 
 from server.engine import Action, Game, Rules
-from server.protocol import ServerMessage, TimerMove
+from server.protocol import ChatLine, ServerMessage, TimerMove
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
 from server.realtime.timer import public_move, utcnow
-from server.store.repository import ChatLine, Hosting, TableRecord, TableSummary
+from server.store.records import Hosting, TableRecord, TableSummary
 
 ROOM_RNG = random.Random()
 

@@ -17,7 +17,7 @@ from server.realtime.errors import TableError, Unsure, ended, no_such_seat
 from server.realtime.hosting import after_leaving, hash_token, matches
 from server.realtime.room import Room
 from server.realtime.timer import TIMEOUTS_TO_AUTOPLAY
-from server.store.repository import SeatRecord
+from server.store.records import SeatRecord
 
 # -- checks ------------------------------------------------------------------------------
 

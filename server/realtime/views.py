@@ -19,7 +19,7 @@ from server.protocol import PublicSeat, PublicTable, StateMessage
 from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
-from server.store.repository import SeatRecord, TableSummary, iso
+from server.store.records import SeatRecord, TableSummary, iso
 
 # The public table's keys that change with every move, spliced in by `table_json`.
 MOVING = frozenset(("version", "deadline"))

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -174,3 +175,12 @@ class ChatRow(Base):
     name: Mapped[str] = mapped_column(String(32))
     text: Mapped[str] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# The same tables as Core `Table`s, for the write path's statements
+# (`server.store.action_writes`, `TableStore`'s version bump).
+TABLES: Table = TableRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+HANDS: Table = HandRow.__table__  # type: ignore[assignment]

@@ -1,6 +1,6 @@
 """How the group commit runs its statements: through SQLAlchemy, or straight through sqlite3.
 
-The batch's statements are a handful of fixed Core statements (`server.store.repository`).
+The batch's statements are a handful of fixed Core statements (`server.store.action_writes`).
 On PostgreSQL they run on a SQLAlchemy `Connection` (`CoreWriter`). On SQLite, where the
 batch is written on the event loop itself, SQLAlchemy's work around each execution (the
 cache key, an execution context, the result) cost several times what sqlite3 spends on

@@ -15,16 +15,12 @@ from structlog.testing import capture_logs
 
 from server.engine import Game, Rules
 from server.store import batch
+from server.store.action_writes import VersionConflict, write_actions
 from server.store.batch import HeldSQLite, LandedFailed
 from server.store.db import LOOP_CHECKPOINT_PAGES, create_engine, migrate, sqlite_file_engine
 from server.store.models import ActionRow
-from server.store.repository import (
-    ActionWrite,
-    SeatRecord,
-    TableStore,
-    VersionConflict,
-    write_actions,
-)
+from server.store.records import ActionWrite, SeatRecord
+from server.store.repository import TableStore
 from server.store.statements import CoreWriter
 
 

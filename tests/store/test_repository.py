@@ -6,9 +6,11 @@ import pytest
 from sqlalchemy import func, select
 
 from server.engine import Game, Rules
+from server.store.action_writes import VersionConflict
 from server.store.db import create_engine, migrate
 from server.store.models import ActionRow
-from server.store.repository import ActionWrite, SeatRecord, TableStore, VersionConflict
+from server.store.records import ActionWrite, SeatRecord
+from server.store.repository import TableStore
 
 
 @pytest.fixture

@@ -1,0 +1,197 @@
+"""What a batch of accepted actions writes, on the group commit's open transaction.
+
+`write_actions` is the group commit's `write_all` for `ActionWrite`s (`server.store.batch`
+runs it, on sqlite3 or on SQLAlchemy, through a `Writer`): each table's version bump, its
+seats, its log row, its snapshot and finished hands, one executemany per kind of row. Its
+statements are built once here, as Core statements on the tables themselves: no unit of
+work, no identity map, no evaluation of an UPDATE against loaded objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, insert, text, update
+
+from server.store.batch import Ambiguous, Outcomes
+from server.store.models import ACTIONS, GAMES, HANDS, SEATS, TABLES, utcnow
+from server.store.records import ActionWrite, SeatRecord
+from server.store.statements import Writer
+
+
+class VersionConflict(Exception):
+    """The table changed under us (another process wrote first)."""
+
+
+# The bump leaves the status alone: the action that ends a game sets it (`END_GAME_STATUS`).
+# On SQLite, setting an indexed column rewrites its index entry even to the same value: a
+# status in every bump would cost each commit one more WAL page.
+BUMP_ACTION = (
+    update(TABLES)
+    .where(TABLES.c.id == bindparam("b_id"), TABLES.c.version == bindparam("b_old"))
+    .values(version=bindparam("b_new"), deadline=bindparam("b_deadline"))
+)
+END_GAME_STATUS = (
+    update(TABLES).where(TABLES.c.id == bindparam("b_id")).values(status=bindparam("b_status"))
+)
+# `_bump_versions` on PostgreSQL: the batch's bumps as arrays, one row each through
+# unnest. One statement text whatever the batch's size, so SQLAlchemy compiles it and
+# asyncpg prepares it once (a VALUES list of n rows is a new statement for each n, and
+# every one of them filled the compiled cache with objects for the collector to walk).
+BUMP_UNNEST = text(
+    "UPDATE tables SET version = bumps.old + 1, deadline = bumps.deadline"
+    " FROM unnest(CAST(:ids AS text[]), CAST(:olds AS integer[]),"
+    " CAST(:deadlines AS timestamptz[])) AS bumps (id, old, deadline)"
+    " WHERE tables.id = bumps.id AND tables.version = bumps.old"
+    " RETURNING tables.id"
+)
+# Built once: a statement object made per batch is also keyed for the compiled cache per
+# batch.
+INSERT_ACTION = insert(ACTIONS)
+INSERT_HAND = insert(HANDS)
+SNAPSHOT_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_game"))
+    .values(snapshot=bindparam("b_snapshot"), snapshot_seq=bindparam("b_seq"))
+)
+FINISH_GAME = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("b_game"))
+    .values(
+        winner=bindparam("b_winner"), final_scores=bindparam("b_scores"), finished=bindparam("b_at")
+    )
+)
+WRITE_SEAT = (
+    update(SEATS)
+    .where(SEATS.c.table_id == bindparam("b_table"), SEATS.c.seat == bindparam("b_seat"))
+    .values(
+        name=bindparam("b_name"),
+        token_hash=bindparam("b_token_hash"),
+        bot=bindparam("b_bot"),
+        connected=bindparam("b_connected"),
+        autoplay=bindparam("b_autoplay"),
+        autoplay_reason=bindparam("b_autoplay_reason"),
+        timeouts=bindparam("b_timeouts"),
+    )
+)
+
+
+def seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
+    return {
+        "b_table": table_id,
+        "b_seat": seat.seat,
+        "b_name": seat.name,
+        "b_token_hash": seat.token_hash,
+        "b_bot": seat.bot,
+        "b_connected": seat.connected,
+        "b_autoplay": seat.autoplay,
+        "b_autoplay_reason": seat.autoplay_reason,
+        "b_timeouts": seat.timeouts,
+    }
+
+
+def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
+    """Write a batch of accepted actions of different tables on one open transaction: each
+    its table's version bump, its seats, its log row, its snapshot and finished hands; the
+    new version of each, or VersionConflict for one whose table moved on (it writes
+    nothing else). A handful of statements whatever the batch's size: one executemany per
+    kind of row. Synchronous: on SQLite it runs whole on sqlite3 (on the loop, or in the
+    writer thread), on PostgreSQL in `run_sync` (`server.store.batch`)."""
+    landed = _bump_versions(writer, writes)
+    # The rows of each kind, gathered in one pass over the writes that landed.
+    seats: list[dict[str, Any]] = []
+    logs: list[dict[str, Any]] = []
+    snapshots: list[dict[str, Any]] = []
+    finished: list[dict[str, Any]] = []
+    ended: list[dict[str, Any]] = []
+    hands: list[dict[str, Any]] = []
+    for w, version in zip(writes, landed, strict=True):
+        if version is None:
+            continue
+        for seat in w.seats:
+            seats.append(seat_params(w.table_id, seat))
+        logs.append(_log_row(w))
+        if w.snapshot is not None:
+            snapshots.append({"b_game": w.game_id, "b_snapshot": w.snapshot, "b_seq": w.seq})
+        if w.winner is not None or w.status == "over":
+            finished.append(
+                {
+                    "b_game": w.game_id,
+                    "b_winner": w.winner,
+                    "b_scores": w.final_scores,
+                    "b_at": utcnow(),
+                }
+            )
+        if w.status != "playing":
+            ended.append({"b_id": w.table_id, "b_status": w.status})
+        for offset, hand in enumerate(w.new_hands):
+            hands.append({"game_id": w.game_id, "number": w.first_hand_number + offset, **hand})
+    if seats:
+        writer.many(WRITE_SEAT, seats)
+    if logs:
+        writer.many(INSERT_ACTION, logs)
+    if snapshots:
+        writer.many(SNAPSHOT_GAME, snapshots)
+    if finished:
+        writer.many(FINISH_GAME, finished)
+    if ended:
+        writer.many(END_GAME_STATUS, ended)
+    if hands:
+        writer.many(INSERT_HAND, hands)
+    return [
+        VersionConflict(write.table_id) if version is None else version
+        for write, version in zip(writes, landed, strict=True)
+    ]
+
+
+def _bump_versions(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:
+    """Raise each write's table version by one where it still is the write's old version;
+    the new versions (None where the table moved on). One executemany on SQLite (which
+    counts its rows), one UPDATE from arrays on PostgreSQL (whose executemany does not
+    count), one UPDATE a write for a single write."""
+    if len(writes) > 1 and writer.dialect_name == "postgresql":
+        return _bump_by_values(writer, writes)
+    params = [_bump_row(write) for write in writes] if len(writes) > 1 else [_bump_row(writes[0])]
+    if len(writes) > 1:
+        if writer.many(BUMP_ACTION, params) != len(writes):
+            raise Ambiguous()
+        return [write.old_version + 1 for write in writes]
+    landed = writer.many(BUMP_ACTION, params) == 1
+    return [writes[0].old_version + 1 if landed else None]
+
+
+def _bump_row(write: ActionWrite) -> dict[str, Any]:
+    return {
+        "b_id": write.table_id,
+        "b_old": write.old_version,
+        "b_new": write.old_version + 1,
+        "b_deadline": write.deadline,
+    }
+
+
+def _bump_by_values(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:
+    """`_bump_versions` in one PostgreSQL statement (`BUMP_UNNEST`): the ids of the tables
+    that were still at their write's old version come back."""
+    bumped = set(
+        writer.scalars(
+            BUMP_UNNEST,
+            {
+                "ids": [w.table_id for w in writes],
+                "olds": [w.old_version for w in writes],
+                "deadlines": [w.deadline for w in writes],
+            },
+        )
+    )
+    return [w.old_version + 1 if w.table_id in bumped else None for w in writes]
+
+
+def _log_row(write: ActionWrite) -> dict[str, Any]:
+    return {
+        "game_id": write.game_id,
+        "seq": write.seq,
+        "seat": write.seat,
+        "action": write.action,
+        "version": write.old_version + 1,
+        "cause": write.cause,
+        "at": utcnow(),
+    }
