@@ -137,11 +137,12 @@ class GroupCommit(Generic[Write]):
     def __init__(self, engine: AsyncEngine, write_all: WriteAll[Write]) -> None:
         self.engine = engine
         self.write_all = write_all
-        # SQLite: connections of sqlite3 itself on the same file, on the loop and in the thread.
+        # SQLite: connections of sqlite3 itself on the same file, on the loop and in the
+        # writer thread (None on PostgreSQL).
         inline, file = sqlite_file_engine(engine, wait=False), sqlite_file_engine(engine)
-        self._inline = HeldSQLite(inline) if inline is not None else None
-        self._file = HeldSQLite(file) if file is not None else None
-        if self._inline is not None and self._file is not None:
+        self.on_loop = HeldSQLite(inline) if inline is not None else None
+        self.in_thread = HeldSQLite(file) if file is not None else None
+        if self.on_loop is not None and self.in_thread is not None:
             event.listen(engine.sync_engine, "engine_disposed", self._close_held)
         self._waiting: list[tuple[Write, asyncio.Future[int], Landed | None]] = []
         self._writer: asyncio.Task[None] | None = None
@@ -160,17 +161,27 @@ class GroupCommit(Generic[Write]):
         self._finish_due = False
         self.finished = 0
 
+    @property
+    def started_writer(self) -> bool:
+        """Whether a writer task has ever been started (a lone write on SQLite needs none)."""
+        return self._writer is not None
+
+    @property
+    def checkpointing(self) -> bool:
+        """Whether a checkpoint is under way in the writer thread."""
+        return self._checkpointing is not None
+
     async def submit(self, write: Write, landed: Landed | None = None) -> int:
         """Commit `write` with whatever else is waiting; its new version once committed.
         `landed`, if given, is called with that version first, in the step that committed
         it; should it raise, the caller gets `LandedFailed`."""
         loop = asyncio.get_running_loop()
-        if self._inline is not None and not self._waiting and _alone(loop):
+        if self.on_loop is not None and not self._waiting and _alone(loop):
             lock = self._write_lock(loop)
             if isinstance(lock, asyncio.Lock) and not lock.locked():
                 # Nothing else could join a batch: write it now, in the caller's own step
                 # (no writer task, no future, no two more turns of the loop to wait for).
-                outcome = self._write_now(self._inline, write)
+                outcome = self._write_now(self.on_loop, write)
                 if outcome is not None:
                     if isinstance(outcome, Exception):
                         raise outcome
@@ -215,10 +226,10 @@ class GroupCommit(Generic[Write]):
         """One more transaction committed on the loop's connection: a long WAL the writer
         thread's last checkpoint left is finished here, and every `CHECKPOINT_EVERY`, a
         checkpoint goes to the writer thread (unless one is still under way there)."""
-        if self._finish_due and self._inline is not None:
+        if self._finish_due and self.on_loop is not None:
             self._finish_due = False
             try:
-                self._inline.checkpoint()
+                self.on_loop.checkpoint()
             except sqlite3.Error as problem:
                 log.warning("WAL checkpoint failed", error=type(problem).__name__)
             else:
@@ -226,7 +237,7 @@ class GroupCommit(Generic[Write]):
         self._since_checkpoint += 1
         if self._since_checkpoint < CHECKPOINT_EVERY or self._checkpointing is not None:
             return
-        file = self._file
+        file = self.in_thread
         if file is None:
             return
         self._since_checkpoint = 0
@@ -248,13 +259,13 @@ class GroupCommit(Generic[Write]):
         self._checkpointing = None
 
     def _close_held(self, _engine: Engine) -> None:
-        if self._inline is not None:
-            self._inline.close()
-        if self._file is not None:
+        if self.on_loop is not None:
+            self.on_loop.close()
+        if self.in_thread is not None:
             # In the writer thread, after whatever it is doing with that connection (a
             # checkpoint, a batch waiting for the file) has ended.
             with contextlib.suppress(Exception):
-                _SQLITE_WRITER.submit(self._file.close).result()
+                _SQLITE_WRITER.submit(self.in_thread.close).result()
 
     def _write_lock(self, loop: asyncio.AbstractEventLoop) -> AbstractAsyncContextManager[Any]:
         """`write_lock(engine)`, looked up once per event loop (it is taken every batch).
@@ -297,7 +308,7 @@ class GroupCommit(Generic[Write]):
 
     async def _transaction(self, writes: list[Write]) -> Outcomes:
         """`write_all` in one transaction, committed (or rolled back) before it answers."""
-        inline, file = self._inline, self._file
+        inline, file = self.on_loop, self.in_thread
         if inline is None or file is None:
             if self._connection is None:
                 self._connection = await self.engine.connect()

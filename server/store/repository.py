@@ -55,7 +55,8 @@ class TableStore:
         self.engine = engine
         self.sessions = session_factory(engine)
         self.chat_history = chat_history
-        self._actions = GroupCommit(engine, write_actions)
+        # Accepted actions, committed by tables' batches (its counters say how they went).
+        self.actions = GroupCommit(engine, write_actions)
 
     async def create_table(
         self,
@@ -328,7 +329,7 @@ class TableStore:
         is called with the new version as soon as it has landed (`GroupCommit.submit`).
         (The group commit's own coroutine, not one awaiting it: it is on every move's
         path.)"""
-        return self._actions.submit(write, landed)
+        return self.actions.submit(write, landed)
 
     async def add_chat(
         self, table_id: str, old: int, seat: int | None, name: str, text: str

@@ -81,7 +81,7 @@ async def test_actions_of_many_tables_arriving_together_share_transactions(store
         *(store.record_action(bid(table, game, 2, seats=seat)) for table, game in games.items())
     )
     assert versions == [3] * 12
-    assert store._actions.batches < 12
+    assert store.actions.batches < 12
     for table, game in games.items():
         record = await store.load(table)
         assert record is not None and record.version == 3
@@ -197,13 +197,13 @@ async def test_a_lone_action_on_sqlite_is_written_in_its_callers_own_step(sqlite
     raised to its caller alone, the table as it was)."""
     store = sqlite_store
     game = await started(store, "t-lone")
-    commit = store._actions
+    commit = store.actions
     assert await store.record_action(bid("t-lone", game, 2)) == 3
     with pytest.raises(VersionConflict):
         await store.record_action(bid("t-lone", game, 2))
     with pytest.raises(sqlite3.IntegrityError):  # a log row for a game that does not exist
         await store.record_action(bid("t-lone", 999_999, 3))
-    assert commit._writer is None  # every one of them went without the writer task
+    assert not commit.started_writer  # every one of them went without the writer task
     assert (commit.batches, commit.writes) == (2, 2)  # the failed one was rolled back
     assert (await store.load("t-lone")).version == 3
     assert await logged(store, game) == 1
@@ -217,9 +217,9 @@ async def test_a_lone_write_compiles_no_statement_once_its_statements_are_cached
     with BEGIN IMMEDIATE, ends committed, and a failed one is rolled back."""
     store = sqlite_store
     game = await started(store, "t-cached")
-    commit = store._actions
+    commit = store.actions
     assert await store.record_action(bid("t-cached", game, 2)) == 3
-    held = commit._inline
+    held = commit.on_loop
     assert held is not None and held.raw is not None
     compiled: list[tuple[int, str | None]] = []
 
@@ -248,7 +248,7 @@ async def test_a_lone_write_compiles_no_statement_once_its_statements_are_cached
     assert statements[-1] == "ROLLBACK" and not held.raw.in_transaction
     held.raw.set_authorizer(None)
     held.raw.set_trace_callback(None)
-    assert commit._writer is None  # all of them written on the loop, alone
+    assert not commit.started_writer  # all of them written on the loop, alone
     assert (await store.load("t-cached")).version == 5
     assert await logged(store, game) == 3
 
@@ -264,10 +264,10 @@ async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
     monkeypatch.setattr(batch, "CHECKPOINT_EVERY", 3)
     store = sqlite_store
     game = await started(store, "t-checkpoint")
-    commit = store._actions
-    assert commit._file is not None and commit._inline is not None
+    commit = store.actions
+    assert commit.in_thread is not None and commit.on_loop is not None
     made: list[tuple[str, tuple[int, int, int]]] = []
-    real = commit._file.checkpoint
+    real = commit.in_thread.checkpoint
     failures = [RuntimeError("the disk said no")]
 
     def checkpoint() -> tuple[int, int, int]:
@@ -277,10 +277,10 @@ async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
         made.append((threading.current_thread().name, answer))
         return answer
 
-    monkeypatch.setattr(commit._file, "checkpoint", checkpoint)
+    monkeypatch.setattr(commit.in_thread, "checkpoint", checkpoint)
 
     async def settled() -> None:
-        while commit._checkpointing is not None:
+        while commit.checkpointing:
             await asyncio.sleep(0.01)
 
     with capture_logs() as logs:
@@ -298,7 +298,7 @@ async def test_the_wal_is_checkpointed_in_the_writer_thread_not_on_the_loop(
     [(thread, (busy, logged_pages, copied))] = made
     assert thread.startswith("sqlite-writer")
     assert busy == 0 and logged_pages > 0 and copied == logged_pages
-    loop_connection = commit._inline.raw
+    loop_connection = commit.on_loop.raw
     assert loop_connection is not None
     pages = loop_connection.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
     assert pages == LOOP_CHECKPOINT_PAGES > 1000
@@ -315,20 +315,20 @@ async def test_a_long_wal_is_finished_by_the_loops_own_connection(sqlite_store, 
     monkeypatch.setattr(batch, "FINISH_PAGES", 1)
     store = sqlite_store
     game = await started(store, "t-finish")
-    commit = store._actions
-    assert commit._inline is not None
+    commit = store.actions
+    assert commit.on_loop is not None
     threads: list[str] = []
-    real = commit._inline.checkpoint
+    real = commit.on_loop.checkpoint
 
     def on_the_loop() -> tuple[int, int, int]:
         threads.append(threading.current_thread().name)
         return real()
 
-    monkeypatch.setattr(commit._inline, "checkpoint", on_the_loop)
+    monkeypatch.setattr(commit.on_loop, "checkpoint", on_the_loop)
     for version in range(2, 4):  # the second asks the thread for a checkpoint
         write = replace(bid("t-finish", game, version), seq=version)
         assert await store.record_action(write) == version + 1
-    while commit._checkpointing is not None:
+    while commit.checkpointing:
         await asyncio.sleep(0.01)
     assert (commit.checkpoints, commit.finished, threads) == (1, 0, [])
     write = replace(bid("t-finish", game, 4), seq=4)
