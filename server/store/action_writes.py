@@ -9,10 +9,14 @@ work, no identity map, no evaluation of an UPDATE against loaded objects.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
 
+import orjson
 from sqlalchemy import bindparam, insert, text, update
+from typing_extensions import TypedDict
 
+from server.engine import Action, GameState, SideScore
+from server.protocol import StoredHand, TableStatus
 from server.store.batch import Ambiguous, Outcomes
 from server.store.models import ACTIONS, GAMES, HANDS, SEATS, TABLES, utcnow
 from server.store.records import ActionWrite, SeatRecord
@@ -76,7 +80,85 @@ WRITE_SEAT = (
 )
 
 
-def seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
+# The rows the statements above bind, one TypedDict a statement: each key is a bind
+# parameter (or, for an INSERT, a column), in the order the rows are built.
+
+
+class BumpRow(TypedDict):
+    """`BUMP_ACTION`: a table raised from `b_old` to `b_new`, its timer's new deadline."""
+
+    b_id: str
+    b_old: int
+    b_new: int
+    b_deadline: datetime | None
+
+
+class BumpArrays(TypedDict):
+    """`BUMP_UNNEST`: the batch's bumps, one array a field."""
+
+    ids: list[str]
+    olds: list[int]
+    deadlines: list[datetime | None]
+
+
+class StatusRow(TypedDict):
+    """`END_GAME_STATUS`: the status the action that ends a game writes."""
+
+    b_id: str
+    b_status: TableStatus
+
+
+class SeatParams(TypedDict):
+    """`WRITE_SEAT`: one seat's fields, as its `SeatRecord` has them."""
+
+    b_table: str
+    b_seat: int
+    b_name: str | None
+    b_token_hash: str | None
+    b_bot: str | None
+    b_connected: bool
+    b_autoplay: bool
+    b_autoplay_reason: str | None
+    b_timeouts: int
+
+
+class LogRow(TypedDict):
+    """`INSERT_ACTION`: one `actions` row."""
+
+    game_id: int
+    seq: int
+    seat: int
+    action: Action
+    version: int
+    cause: str | None
+    at: datetime
+
+
+class SnapshotRow(TypedDict):
+    """`SNAPSHOT_GAME`: the game's snapshot after action `b_seq` (or its JSON as is)."""
+
+    b_game: int
+    b_snapshot: GameState | orjson.Fragment
+    b_seq: int
+
+
+class FinishRow(TypedDict):
+    """`FINISH_GAME`: a finished game's winner and final scores."""
+
+    b_game: int
+    b_winner: int | None
+    b_scores: list[SideScore] | None
+    b_at: datetime
+
+
+class HandInsert(StoredHand):
+    """`INSERT_HAND`: one `hands` row, a stored hand with its game and number."""
+
+    game_id: int
+    number: int
+
+
+def seat_params(table_id: str, seat: SeatRecord) -> SeatParams:
     return {
         "b_table": table_id,
         "b_seat": seat.seat,
@@ -99,12 +181,12 @@ def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
     writer thread), on PostgreSQL in `run_sync` (`server.store.batch`)."""
     landed = _bump_versions(writer, writes)
     # The rows of each kind, gathered in one pass over the writes that landed.
-    seats: list[dict[str, Any]] = []
-    logs: list[dict[str, Any]] = []
-    snapshots: list[dict[str, Any]] = []
-    finished: list[dict[str, Any]] = []
-    ended: list[dict[str, Any]] = []
-    hands: list[dict[str, Any]] = []
+    seats: list[SeatParams] = []
+    logs: list[LogRow] = []
+    snapshots: list[SnapshotRow] = []
+    finished: list[FinishRow] = []
+    ended: list[StatusRow] = []
+    hands: list[HandInsert] = []
     for w, version in zip(writes, landed, strict=True):
         if version is None:
             continue
@@ -160,7 +242,7 @@ def _bump_versions(writer: Writer, writes: list[ActionWrite]) -> list[int | None
     return [writes[0].old_version + 1 if landed else None]
 
 
-def _bump_row(write: ActionWrite) -> dict[str, Any]:
+def _bump_row(write: ActionWrite) -> BumpRow:
     return {
         "b_id": write.table_id,
         "b_old": write.old_version,
@@ -172,20 +254,16 @@ def _bump_row(write: ActionWrite) -> dict[str, Any]:
 def _bump_by_values(writer: Writer, writes: list[ActionWrite]) -> list[int | None]:
     """`_bump_versions` in one PostgreSQL statement (`BUMP_UNNEST`): the ids of the tables
     that were still at their write's old version come back."""
-    bumped = set(
-        writer.scalars(
-            BUMP_UNNEST,
-            {
-                "ids": [w.table_id for w in writes],
-                "olds": [w.old_version for w in writes],
-                "deadlines": [w.deadline for w in writes],
-            },
-        )
-    )
+    arrays: BumpArrays = {
+        "ids": [w.table_id for w in writes],
+        "olds": [w.old_version for w in writes],
+        "deadlines": [w.deadline for w in writes],
+    }
+    bumped = set(writer.scalars(BUMP_UNNEST, arrays))
     return [w.old_version + 1 if w.table_id in bumped else None for w in writes]
 
 
-def _log_row(write: ActionWrite) -> dict[str, Any]:
+def _log_row(write: ActionWrite) -> LogRow:
     return {
         "game_id": write.game_id,
         "seq": write.seq,

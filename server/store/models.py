@@ -11,7 +11,6 @@ on top of the same state (optimistic locking, see `server.store.repository`).
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -28,8 +27,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from server.engine import Action, GameState
-from server.protocol import TableStatus
+from server.engine import Action, Bid, GameState, SideResult, SideScore, TrickPlays
+from server.engine.rules import RuleFields
+from server.protocol import TableStatus, TimerMove
 
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
@@ -48,7 +48,6 @@ def utcnow() -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
 class TableRow(Base):
@@ -58,7 +57,7 @@ class TableRow(Base):
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
-    rules: Mapped[dict[str, Any]]
+    rules: Mapped[RuleFields] = mapped_column(JSON)
     # "ended": the host closed the table.
     status: Mapped[TableStatus] = mapped_column(String(16), index=True)
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -111,12 +110,13 @@ class GameRow(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
-    decks: Mapped[list[Any] | None] = mapped_column(JSON)
+    # Stacked decks, card codes in deal order (`Game`'s `decks`).
+    decks: Mapped[list[list[str]] | None] = mapped_column(JSON)
     dealer: Mapped[int | None] = mapped_column(Integer)
     snapshot: Mapped[GameState] = mapped_column(JSON)
     snapshot_seq: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[int | None] = mapped_column(Integer)
-    final_scores: Mapped[list[Any] | None] = mapped_column(JSON)
+    final_scores: Mapped[list[SideScore] | None] = mapped_column(JSON)
     started: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -131,16 +131,16 @@ class HandRow(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     dealer: Mapped[int | None] = mapped_column(Integer)
-    bids: Mapped[list[Any]]
-    tricks: Mapped[list[Any]]
-    deal: Mapped[list[Any]]
-    # [{"points": int, "score": int, "bags": int}] per side, after the hand.
-    sides: Mapped[list[Any]]
-    # [{"seat": int, "action": {...}}]: the moves the turn timer made in this hand.
-    timer_moves: Mapped[list[Any] | None] = mapped_column(JSON)
-    # [{"leader": int, "cards": [{"seat": int, "card": str}], "winner": int}]: every trick of
-    # the hand in order, for the hand's replay (None for hands stored before it was kept).
-    plays: Mapped[list[Any] | None] = mapped_column(JSON)
+    bids: Mapped[list[Bid | None]] = mapped_column(JSON)
+    tricks: Mapped[list[int]] = mapped_column(JSON)
+    deal: Mapped[list[list[str]]] = mapped_column(JSON)
+    # Each side's breakdown of the hand (points, score and bags after it, ...).
+    sides: Mapped[list[SideResult]] = mapped_column(JSON)
+    # The moves the turn timer made in this hand.
+    timer_moves: Mapped[list[TimerMove] | None] = mapped_column(JSON)
+    # Every trick of the hand in order, for the hand's replay (None for hands stored
+    # before it was kept).
+    plays: Mapped[list[TrickPlays] | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):

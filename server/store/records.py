@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 import orjson
 
-from server.engine import Action, GameState, Rules, SideScore
+from server.engine import Action, GameState, Rules, SideResult, SideScore
+from server.engine.rules import RuleFields
 from server.protocol import ChatLine, StoredHand, TableStatus
 from server.store.models import ChatRow, SeatRow, TableRow
 
@@ -81,7 +81,7 @@ class TableFields:
 
     id: str
     name: str
-    rules: dict[str, Any]
+    rules: RuleFields
     status: TableStatus
     version: int
     game_number: int
@@ -132,7 +132,7 @@ class ActionWrite:
     new_hands: list[StoredHand]
     first_hand_number: int
     winner: int | None
-    final_scores: list[Any] | None
+    final_scores: list[SideScore] | None
     # The turn timer's new deadline (None: none), who chose the move when not its player
     # ("timer"), and seats whose record changes with the move (timeouts, autoplay).
     deadline: datetime | None = None
@@ -181,8 +181,8 @@ def summary(
     seats: list[SeatRecord],
     game_id: int | None,
     winner: int | None,
-    final_scores: list[Any] | None,
-    last_hands: dict[int, tuple[int, list[Any]]],
+    final_scores: list[SideScore] | None,
+    last_hands: dict[int, tuple[int, list[SideResult]]],
     wins: dict[str, dict[int, int]],
 ) -> TableSummary:
     """One lobby row: scores are the final ones of a finished game, else those after the

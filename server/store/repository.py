@@ -19,6 +19,7 @@ from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from server.engine import GameState
+from server.engine.rules import RuleFields
 from server.protocol import ChatLine, FinishedHand
 from server.store.action_writes import WRITE_SEAT, VersionConflict, seat_params, write_actions
 from server.store.batch import GroupCommit, Landed
@@ -62,7 +63,7 @@ class TableStore:
         self,
         table_id: str,
         name: str,
-        rules: dict[str, Any],
+        rules: RuleFields,
         players: int,
         hosts: Hosting | None = None,
     ) -> None:
