@@ -1,8 +1,10 @@
-"""The one place that reads and writes tables, seats, games, hands, actions and chat.
+"""`TableStore`: the one place that reads and writes tables, seats, games, hands, actions
+and chat (a batch of accepted actions is written by `server.store.action_writes`, on the
+store's group commit).
 
-Every write that changes what clients see raises the table's version by one, in this
-package and nowhere else (here, and for accepted actions in `server.store.action_writes`):
-the caller names the version it changed, the write answers the new one, with
+Every write that changes what clients see raises the table's version by one, here and in
+`action_writes` and nowhere else: the caller names the version it changed, the write
+answers the new one, with
 `UPDATE tables SET version = :old + 1 WHERE id = :id AND version = :old`. When no row
 matches, another server process got there first: `VersionConflict` is raised, the
 transaction is rolled back, and the caller reloads the table and tries again (optimistic
@@ -56,7 +58,8 @@ class TableStore:
         self.engine = engine
         self.sessions = session_factory(engine)
         self.chat_history = chat_history
-        # Accepted actions, committed by tables' batches (its counters say how they went).
+        # The group commit of accepted actions (`record_action`); its counters say how
+        # their writes were batched.
         self.actions = GroupCommit(engine, write_actions)
 
     async def create_table(
