@@ -2,7 +2,7 @@
 follow once that write has landed.
 
 A change function (`seats`, `controls`, `moves`) reads a room and returns `Effects`; it
-never writes and never changes the room. The change pipeline (`changes.TableChanges`) turns
+never writes and never changes the room. The change pipeline (`changes.TableUpdates`) turns
 them into exactly one store call and, once it has landed, applies them.
 """
 
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from server.engine import Game
-from server.realtime.hosting import TableChange
 from server.realtime.room import Room
-from server.store.records import ActionWrite, SeatRecord
+from server.store.records import ActionWrite, SeatRecord, TableUpdate
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +46,7 @@ class Effects:
     any of them but `chat`. With nothing to write, only the socket steps run."""
 
     seats: tuple[SeatRecord, ...] = ()
-    table: TableChange | None = None
+    table: TableUpdate | None = None
     start: GameStart | None = None
     action: ActionWrite | None = None
     chat: ChatDraft | None = None

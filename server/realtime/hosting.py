@@ -14,11 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime
-from typing import TypedDict
 
 from server.observability import looks_secret
-from server.store.records import Hosting, SeatRecord
+from server.store.records import Hosting, SeatRecord, TableUpdate
 
 # Random bytes of a seat or host token (32 URL-safe characters).
 TOKEN_BYTES = 24
@@ -77,17 +75,7 @@ def next_host(seats: list[SeatRecord], leaving: int | None) -> int | None:
     return chosen[0].seat if chosen else None
 
 
-class TableChange(TypedDict, total=False):
-    """Table fields a change writes beside its seats: its status, or its hosting."""
-
-    status: str
-    host_seat: int | None
-    host_hash: str | None
-    turn_seconds: int | None
-    deadline: datetime | None
-
-
-def after_leaving(hosting: Hosting, seats: list[SeatRecord], seat: int) -> TableChange:
+def after_leaving(hosting: Hosting, seats: list[SeatRecord], seat: int) -> TableUpdate:
     """What to write when `seat` is emptied: the host role passes on if it was the
     host's (the host token then stops working); nothing otherwise.
 

@@ -17,11 +17,12 @@ import time
 from collections import deque
 from collections.abc import Collection
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
 from server.engine import Action, Game, Rules
+from server.engine.rules import RuleFields
 from server.protocol import ChatLine, ServerMessage, TimerMove
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
@@ -45,12 +46,12 @@ class Listener(Protocol):
 
 
 @functools.lru_cache(maxsize=256)
-def _rules_of(text: bytes) -> tuple[dict[str, Any], Rules]:
+def _rules_of(text: bytes) -> tuple[RuleFields, Rules]:
     rules = orjson.loads(text)
     return rules, Rules.model_validate(rules)
 
 
-def shared_rules(rules: dict[str, Any]) -> tuple[dict[str, Any], Rules]:
+def shared_rules(rules: RuleFields) -> tuple[RuleFields, Rules]:
     """The rules as stored and as the engine reads them, one pair for every room with the
     same rules (a Rules model is about 3 KB; both are read-only)."""
     return _rules_of(orjson.dumps(rules))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypedDict
 
 import orjson
 
@@ -217,3 +218,13 @@ def summary(
 def series(table: TableRow, wins: dict[int, int]) -> list[int]:
     """Games won by each side, from the winners of the table's finished games."""
     return [wins.get(side, 0) for side in range(len(Rules.model_validate(table.rules).sides))]
+
+
+class TableUpdate(TypedDict, total=False):
+    """Table fields a change writes beside its seats: its status, or its hosting."""
+
+    status: str
+    host_seat: int | None
+    host_hash: str | None
+    turn_seconds: int | None
+    deadline: datetime | None

@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from typing_extensions import Unpack
 
 from server.engine import GameState
 from server.engine.rules import RuleFields
@@ -34,6 +35,7 @@ from server.store.records import (
     SeatRecord,
     TableRecord,
     TableSummary,
+    TableUpdate,
     chat_line,
     hosting,
     seat_record,
@@ -265,7 +267,7 @@ class TableStore:
         ]
 
     @staticmethod
-    async def _bump(session: AsyncSession, table_id: str, old: int, **fields: Any) -> int:
+    async def _bump(session: AsyncSession, table_id: str, old: int, **fields: object) -> int:
         """Raise the table's version from `old` by one; the new version."""
         new = old + 1
         result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
@@ -278,7 +280,7 @@ class TableStore:
         return new
 
     async def update_seats(
-        self, table_id: str, old: int, seats: list[SeatRecord], **table_fields: Any
+        self, table_id: str, old: int, seats: list[SeatRecord], **table_fields: Unpack[TableUpdate]
     ) -> int:
         """Write seats' fields (taken, left, moved, bot, presence, autoplay) and any table
         fields (host, timer, status) with one version bump; the new version."""
