@@ -33,8 +33,10 @@ from bench.harness.hub import seat_table
 from bench.harness.server import database
 from server.engine import Rules
 from server.observability import configure_logging
+from server.protocol import PublicTable
 from server.realtime.hub import TableHub
 from server.realtime.pubsub import LocalNotices
+from server.realtime.views import room_table
 from server.settings import Settings
 from server.store.db import create_engine, migrate
 from server.store.repository import TableStore
@@ -60,10 +62,10 @@ async def fill(hub: TableHub, tables: int, moves: int) -> None:
     await hub.store.forget_presence()
 
 
-async def load_every_room(hub: TableHub) -> list[dict[str, Any]]:
+async def load_every_room(hub: TableHub) -> list[PublicTable]:
     """The lobby as it was: every open table's room loaded, then its public info."""
     ids = await hub.store.table_ids(("waiting", "playing"))
-    return [(await hub.room(table_id)).public() for table_id in ids]
+    return [room_table(await hub.room(table_id)) for table_id in ids]
 
 
 async def timed(
