@@ -15,6 +15,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import event, func, select, text
 from sqlalchemy.util import await_only
 
+from bench.harness.hub import Mailbox
 from bench.harness.tables import add_bots, take_seats
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
@@ -66,20 +67,6 @@ async def action_count(hub: TableHub, table_id: str) -> int:
             select(func.count()).select_from(ActionRow).where(ActionRow.game_id == room.game_id)
         )
     return count or 0
-
-
-class Seat:
-    """A listener for calling the hub directly: a seat and a mailbox."""
-
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    async def close(self, code: int, reason: str) -> None:
-        self.messages.append({"type": "closed", "code": code})
 
 
 async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
@@ -154,7 +141,8 @@ async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_
     room = await hub.room(table_id)
     seat = room.game.turn[0]
     version = room.version
-    player = Seat(seat)
+    player = Mailbox()  # the seat's listener, its seat set as a hello would
+    player.seat = seat
 
     async with room.lock:
         move = asyncio.create_task(hub.act(room, player, {"type": "bid", "bid": 3}))
