@@ -55,8 +55,8 @@ def free_port() -> int:
 
 class LiveServer:
     """One uvicorn process (`--ws websockets-sansio`, then `options`) serving `app` on
-    127.0.0.1, bots at delay 0 and HTTP writes and chat unlimited unless `env` says
-    otherwise; `profile`: under `py-spy record`, the profile written there on `stop`."""
+    127.0.0.1; bots at delay 0, HTTP writes and chat at up to 1000/s a client, unless
+    `env` says otherwise. `profile`: under `py-spy record`, written there on `stop`."""
 
     def __init__(
         self,
