@@ -61,6 +61,7 @@ async def take_seats(
     http: httpx.AsyncClient,
     table_id: str,
     seats: int | Iterable[int] = 4,
+    *,
     invite: str | None = None,
 ) -> list[str]:
     """People named P0, P1... take `seats` (a count from seat 0, or the seats); their
@@ -78,6 +79,7 @@ async def add_bots(
     http: httpx.AsyncClient,
     table_id: str,
     seats: int | Iterable[int] = 4,
+    *,
     level: str | None = None,
     invite: str | None = None,
 ) -> None:

@@ -22,7 +22,7 @@ async def bot_table(http: httpx.AsyncClient, args: argparse.Namespace) -> tuple[
     and its version once seated."""
     rules = {"preset": args.bot_preset or args.preset, "target_score": args.target}
     table = await tables.create_table(http, rules, "Bots")
-    await tables.add_bots(http, table["id"], len(table["seats"]), args.bot_level)
+    await tables.add_bots(http, table["id"], len(table["seats"]), level=args.bot_level)
     return table["id"], (await http.get(f"/api/tables/{table['id']}")).json()["version"]
 
 

@@ -206,7 +206,7 @@ async def test_lobby_lists_open_tables_and_live_games_but_not_finished_ones(clie
     open_table = await new_table(client, name="open")
     live = await new_table(client, name="live", rules={"preset": "standard", "target_score": 50})
     await sit(client, live["id"], 0)
-    await add_bots(client, live["id"], (1, 2, 3), "basic")
+    await add_bots(client, live["id"], (1, 2, 3), level="basic")
     lobby = (await client.get("/api/tables")).json()
     by_id = {table["id"]: table for table in lobby}
     assert by_id[open_table["id"]]["status"] == "waiting"

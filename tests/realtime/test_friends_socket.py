@@ -51,7 +51,7 @@ async def one_player_and_bots(
     token = await sit(http, table, 0, name)
     player = TableClient(address, table["id"], token)
     await player.connect()
-    await add_bots(http, table["id"], range(1, 4), "basic", table["invite"])
+    await add_bots(http, table["id"], range(1, 4), level="basic", invite=table["invite"])
     return table, token, player
 
 
@@ -214,7 +214,7 @@ async def test_the_host_hands_an_away_players_seat_to_a_bot_who_gives_it_back_on
     table = await friends_table(http, rules={"preset": "standard", "target_score": 100})
     host_token = await sit(http, table, 0, "Host")
     leaver_token = await sit(http, table, 1, "Leaver")
-    await add_bots(http, table["id"], range(2, 4), "basic", table["invite"])
+    await add_bots(http, table["id"], range(2, 4), level="basic", invite=table["invite"])
     host = TableClient(address, table["id"], host_token)
     await host.connect()
     leaver = TableClient(address, table["id"], leaver_token)
