@@ -47,31 +47,29 @@ import functools
 import random
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import orjson
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from bench.harness.hub import SeatedTable, seat_table
+from bench.harness.server import database
+from bench.harness.stats import percentile
+from bench.harness.tables import pick
+from server.app import create_app
+from server.engine import Game, Rules
+from server.realtime import views
+from server.settings import Settings
+from server.store.batch import GroupCommit, HeldSQLite
 
-from load import pick  # noqa: E402
-
-from server.app import create_app  # noqa: E402
-from server.engine import Game, Rules  # noqa: E402
-from server.realtime.views import Frame, Room  # noqa: E402
-from server.settings import Settings  # noqa: E402
-from server.store.batch import GroupCommit, HeldSQLite  # noqa: E402
-
-# --split: the parts of a move timed, as (class, method, label); CPU seconds and calls.
+# --split: the parts of a move timed, as (class or module, function, label); CPU seconds
+# and calls.
 PARTS = (
     (GroupCommit, "_commit", "group commit (its task, the lock, the transaction)"),
     (HeldSQLite, "write", "  of it the sqlite3 transaction"),
-    (Room, "state_frames", "the frames of every socket"),
+    (views, "state_frames", "the frames of every socket"),
     (Game, "act", "the engine's move"),
 )
 SPENT: collections.Counter[str] = collections.Counter()
@@ -140,53 +138,17 @@ def time_disk() -> None:
         setattr(HeldSQLite, name, timed)
 
 
-class Mailbox:
-    """A listener as the hub sees a socket; it keeps its latest state, as sent (a socket
-    would send a frame's text as it is: nothing here decodes it but `view`)."""
-
-    __slots__ = ("latest", "seat")
-
-    def __init__(self) -> None:
-        self.seat: int | None = None
-        self.latest: Any = None
-
-    def send(self, message: Any) -> None:
-        if isinstance(message, Frame) or message.get("type") == "state":
-            self.latest = message
-
-    async def close(self, code: int, reason: str) -> None:
-        return None
-
-    def view(self) -> dict[str, Any] | None:
-        """The latest state's view (decoded: the one client-side cost counted here)."""
-        message = self.latest
-        if isinstance(message, Frame):
-            message = orjson.loads(message.text)
-        return message["state"] if message else None
+async def open_tables(hub: Any, count: int, spectators: int, preset: str) -> list[SeatedTable]:
+    """`count` tables seated and joined; every mailbox keeps its latest state only (the
+    view decoded from it when its seat acts: the one client-side cost counted here)."""
+    rules = Rules.preset(preset)
+    return [
+        await seat_table(hub, rules, f"act {n}", watchers=spectators, keep_all=False)
+        for n in range(count)
+    ]
 
 
-class Table:
-    def __init__(self, room: Any, tokens: list[str], players: list[Mailbox]) -> None:
-        self.room = room
-        self.tokens = tokens
-        self.players = players
-
-
-async def open_tables(hub: Any, count: int, spectators: int, preset: str) -> list[Table]:
-    tables = []
-    for n in range(count):
-        room, _invite, _host = await hub.create_table(f"act {n}", Rules.preset(preset), True)
-        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(4)]
-        players = [Mailbox() for _ in tokens]
-        for player, token in zip(players, tokens, strict=True):
-            await hub.join(room, player, token)
-        for _ in range(spectators):
-            await hub.join(room, Mailbox(), None)
-        tables.append(Table(room, tokens, players))
-    return tables
-
-
-async def move(hub: Any, table: Table, rng: random.Random) -> bool:
+async def move(hub: Any, table: SeatedTable, rng: random.Random) -> bool:
     """One move of `table` (a rematch if its game is over); False if none was made."""
     room = await hub.room(table.room.id)
     if room.status == "over":
@@ -201,7 +163,7 @@ async def move(hub: Any, table: Table, rng: random.Random) -> bool:
 
 
 async def run(
-    hub: Any, tables: list[Table], actions: int, together: int, seed: int, gap: float = 0.0
+    hub: Any, tables: list[SeatedTable], actions: int, together: int, seed: int, gap: float = 0.0
 ) -> float:
     """CPU seconds per move over `actions` moves, the loop idle `gap` s after each round."""
     rng = random.Random(seed)
@@ -243,7 +205,7 @@ async def wait(how: str, seconds: float) -> None:
             THRASH[::64] = ZEROS  # a byte in each 64-byte line: every line of 8 MiB
 
 
-async def waking(hub: Any, tables: list[Table], count: int, gap: float) -> dict[str, float]:
+async def waking(hub: Any, tables: list[SeatedTable], count: int, gap: float) -> dict[str, float]:
     """The median CPU (this thread's, microseconds) of one move alone after each of WAITS."""
     rng = random.Random(0)
     medians = {}
@@ -261,8 +223,7 @@ async def waking(hub: Any, tables: list[Table], count: int, gap: float) -> dict[
 
 
 async def main(arguments: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        url = arguments.database_url or f"sqlite+aiosqlite:///{Path(scratch) / 'act.db'}"
+    async with database(arguments.database_url, prefix="act") as url:
         settings = Settings(
             DATABASE_URL=url,
             REDIS_URL=None,
@@ -313,7 +274,7 @@ async def main(arguments: argparse.Namespace) -> None:
     if arguments.disk and DISK_WAITS:
         moves = arguments.actions * arguments.repeats
         waits = sorted(DISK_WAITS)
-        p50, p99 = waits[len(waits) // 2], waits[int(len(waits) * 0.99)]
+        p50, p99 = percentile(waits, 0.5), percentile(waits, 0.99)
         print(
             f"the loop's calls into SQLite: {len(waits)}, p50 {p50 * 1e6:.0f} us, "
             f"p99 {p99 * 1e6:.0f} us, max {waits[-1] * 1e3:.1f} ms; "

@@ -33,10 +33,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-# The repository root first: run as a script, this folder's bench/server.py would
-# otherwise stand in for the server package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.harness.stats import percentile
 from server.engine import Game, Rules
 from server.engine.bots import choose_action
 
@@ -153,7 +152,7 @@ def bench_bot_decisions(decisions: int) -> None:
     print(f"Basic bot, {len(decide):,} decisions over {seed} games of every preset (CPU time)")
     for name, times in (("choose_action", decide), ("game.view", view_times)):
         ms = sorted(t / 1e6 for t in times)
-        median, p99 = statistics.median(ms), ms[int(len(ms) * 0.99)]
+        median, p99 = statistics.median(ms), percentile(ms, 0.99)
         print(f"  {name:<14} median {median:.3f} ms, p99 {p99:.3f} ms, max {ms[-1]:.3f} ms")
 
 

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python bench/lobby.py [--tables 100] [--moves 140] [DATABASE_UR
 database, since the tables are created there and left behind).
 
 Fills the database with playing tables (four seated players, ``--moves`` actions played
-in each), then times, on a hub that has loaded nothing yet:
+in each through the hub, as their sockets would), then times, on a hub that has loaded nothing yet:
 
 1. the lobby as served (``TableHub.lobby``: one summary query, no game loaded), and
 2. what the lobby cost before (load every open table's room, replaying its game, and
@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import statistics
 import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -30,10 +29,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.harness.hub import seat_table
+from bench.harness.server import database
 from server.engine import Rules
 from server.observability import configure_logging
+from server.protocol import PublicTable
 from server.realtime.hub import TableHub
 from server.realtime.pubsub import LocalNotices
+from server.realtime.views import room_table
 from server.settings import Settings
 from server.store.db import create_engine, migrate
 from server.store.repository import TableStore
@@ -42,25 +45,27 @@ RUNS = 5
 
 
 async def fill(hub: TableHub, tables: int, moves: int) -> None:
-    """Playing tables with ``moves`` actions each (the first legal one, through the hub's
-    own change path, so each is committed as in a real game)."""
+    """Playing tables with ``moves`` actions each (the first legal one, acted by the
+    seat's player, so each is committed as in a real game); then every seat shown away
+    again, as their sockets are gone."""
     rules = Rules.preset("standard", target_score=2000)
     for number in range(tables):
-        room, _invite, _host = await hub.create_table(f"Bench {number}", rules, listed=True)
-        for seat in range(4):
-            await hub.take_seat(room.id, seat, f"P{seat}")
+        table = await seat_table(hub, rules, f"Bench {number}", keep_all=False)
         for _ in range(moves):
-            room = await hub.room(room.id)
+            room = await hub.room(table.room.id)
             assert room.game is not None
             seat = room.game.turn[0]
-            action = room.game.legal(seat)[0]
-            await hub._mutate(room, lambda r, s=seat, a=action: hub._apply(r, s, a))
+            version = room.version
+            await hub.act(room, table.players[seat], room.game.legal(seat)[0])
+            if room.version == version:
+                raise RuntimeError(f"table {room.id}: the move of seat {seat} was refused")
+    await hub.store.forget_presence()
 
 
-async def load_every_room(hub: TableHub) -> list[dict[str, Any]]:
+async def load_every_room(hub: TableHub) -> list[PublicTable]:
     """The lobby as it was: every open table's room loaded, then its public info."""
     ids = await hub.store.table_ids(("waiting", "playing"))
-    return [(await hub.room(table_id)).public() for table_id in ids]
+    return [room_table(await hub.room(table_id)) for table_id in ids]
 
 
 async def timed(
@@ -77,7 +82,12 @@ async def timed(
     return times, len(rows), len(hub.rooms)
 
 
-async def main(url: str, tables: int, moves: int) -> None:
+async def main(given_url: str | None, tables: int, moves: int) -> None:
+    async with database(given_url, prefix="lobby") as url:
+        await measure(url, tables, moves)
+
+
+async def measure(url: str, tables: int, moves: int) -> None:
     engine = create_engine(url)
     await migrate(engine)
     settings = Settings(DATABASE_URL=url, bot_delay=0, log_level="WARNING", log_json=False)
@@ -123,5 +133,4 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--moves", type=int, default=140)
     args = parser.parse_args()
-    url = args.url or f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/lobby-bench.db"
-    asyncio.run(main(url, args.tables, args.moves))
+    asyncio.run(main(args.url, args.tables, args.moves))

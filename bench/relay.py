@@ -14,9 +14,10 @@ whatever the size: it is never under about 1.6 KB. `RELAY_STATE=padding` sends i
 a few keys and a string of padding, as the relay did before: a decoder spends a sixth of
 that on it.
 
-bench/load.py serves it with the same uvicorn command line as the table server:
+bench/load.py serves it with the same uvicorn command line as the table server
+(bench/harness/server.py):
 
-    uvicorn --app-dir bench relay:app --ws websockets-sansio --ws-max-size 8192 ...
+    uvicorn bench.relay:app --ws websockets-sansio --ws-max-size 8192 ...
 """
 
 from __future__ import annotations

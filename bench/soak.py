@@ -1,7 +1,7 @@
 """Soak benchmark: bot-only tables play at bot delay 0 for minutes; checks that every game
 finishes, no write fails and the server's memory stays flat.
 
-Starts a real uvicorn process (tests/live_server.py, `SPADES_BOT_DELAY=0`) on a fresh
+Starts a real uvicorn process (bench/harness/server.py, `SPADES_BOT_DELAY=0`) on a fresh
 SQLite file, on `--database-url`, or with `--postgres` on a scratch PostgreSQL database it
 creates (on 127.0.0.1:5432) and drops afterwards. It keeps `--tables` tables live, each
 four basic bots playing to `--target` points; when a game is over a new table takes its
@@ -24,21 +24,6 @@ so that the run reaches the steady state whose memory must stay flat. `--max-slo
     .venv/bin/python bench/soak.py                      # SQLite, 50 tables, 300 s
     .venv/bin/python bench/soak.py --postgres
     .venv/bin/python bench/soak.py --tables 3 --seconds 8 --target 100   # a smoke run
-
-On 2 cores shared with other test runs (50 tables, 300 s, target 200):
-
-    SQLite      258 games, 162 actions/s, 0 stalls (longest gap 3.9 s), 0 write failures,
-                0 'database is locked', RSS 88.6 -> peak 101.8 -> 101.6 MB, -0.04 MB/min
-    PostgreSQL  319 games, 218 actions/s, 0 stalls (longest gap 2.8 s), 0 write failures,
-                RSS 88.8 -> peak 116.3 -> 116.2 MB, +0.96 MB/min (warm-up: SQLite run for
-                600 s stays at 102 MB from 240 s on, +0.11 MB/min over its second half)
-
-Before db.py queued SQLite's writers (each waited in SQLite's busy handler, which sleeps
-and retries), the same SQLite run had 223 games, 136 actions/s and a longest gap of 8.5 s.
-Timed inside the server over 60 s runs, a move's commit took 259 ms median, 2.2 s p99 and
-6.6 s at worst, on the way to the 10 s busy timeout after which the write fails with
-`database is locked`; with the queue 260 ms median (50 tables in line), 0.46 s p99 and
-0.57 s at worst (longest gap 9.6 s before, 1.6 s after).
 """
 
 from __future__ import annotations
@@ -47,28 +32,22 @@ import argparse
 import asyncio
 import contextlib
 import json
-import re
-import secrets
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import websockets
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.live_server import LiveServer  # noqa: E402
+from bench.harness import metrics, tables
+from bench.harness.server import LiveServer, database
+from bench.harness.stats import rss_mb, slope_per_minute
 
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 LOCKED = "database is locked"
 # A shorter run's second half is start-up warm-up (caches, first rooms): no slope verdict.
 MIN_SLOPE_SECONDS = 120
-ERROR_LINE = re.compile(r'^spades_errors_total\{where="([^"]+)"\} ([0-9.e+]+)$', re.M)
-ACTIONS_LINE = re.compile(r"^spades_actions_total\{[^}]*\} ([0-9.e+]+)$", re.M)
 
 
 @dataclass
@@ -122,58 +101,27 @@ class Soak:
         return [table for table in self.tables if table.stalls]
 
 
-def megabytes(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def slope(samples: list[tuple[float, float]]) -> float:
-    """Least-squares slope of (seconds, MB) samples, in MB per minute."""
-    if len(samples) < 2:
-        return 0.0
-    mean_t = sum(t for t, _ in samples) / len(samples)
-    mean_m = sum(m for _, m in samples) / len(samples)
-    spread = sum((t - mean_t) ** 2 for t, _ in samples)
-    if spread == 0:
-        return 0.0
-    return 60 * sum((t - mean_t) * (m - mean_m) for t, m in samples) / spread
-
-
-async def metrics(http: httpx.AsyncClient) -> tuple[dict[str, float], float]:
+async def server_counts(http: httpx.AsyncClient) -> tuple[dict[str, float], float]:
     """Errors by `where`, and accepted game actions, from /metrics."""
-    text = (await http.get("/metrics")).text
-    errors = {where: float(value) for where, value in ERROR_LINE.findall(text)}
-    actions = sum(float(value) for value in ACTIONS_LINE.findall(text))
-    return errors, actions
+    samples = await metrics.scrape(http) or []
+    errors = metrics.counters(samples, "spades_errors_total", by="where")
+    return errors, sum(metrics.counters(samples, "spades_actions_total").values())
 
 
 async def new_table(soak: Soak, http: httpx.AsyncClient, number: int) -> Table:
     """A private table with four basic bots (the last bot starts the game)."""
     rules = {"preset": "standard", "target_score": soak.args.target}
-    answer = await http.post("/api/tables", json={"name": f"Soak {number}", "rules": rules})
-    answer.raise_for_status()
-    info = answer.json()
+    info = await tables.create_table(http, rules, f"Soak {number}", listed=False)
     table = Table(info["id"], time.monotonic(), info["version"], changed=time.monotonic())
     soak.tables.append(table)
-    for seat in range(4):
-        added = await http.post(
-            f"/api/tables/{table.id}/seats/{seat}/bot",
-            json={"level": "basic", "invite": info["invite"]},
-        )
-        added.raise_for_status()
+    await tables.add_bots(http, table.id, level="basic", invite=info["invite"])
     return table
 
 
 async def spectate(soak: Soak, ws_url: str, table: Table) -> None:
     """One spectator socket: every state it receives is progress seen."""
     with contextlib.suppress(Exception):
-        async with websockets.connect(f"{ws_url}/ws/tables/{table.id}", max_queue=None) as ws:
-            await ws.send(json.dumps({"type": "hello", "token": None, "version": None}))
+        async with await tables.connect(ws_url, table.id, None, max_queue=None) as ws:
             async for raw in ws:
                 message = json.loads(raw)
                 if message.get("type") != "state":
@@ -222,7 +170,7 @@ async def keep_table(soak: Soak, http: httpx.AsyncClient, ws_url: str, slot: int
 
 async def sample_rss(soak: Soak, pid: int, stop: asyncio.Event) -> None:
     while not stop.is_set():
-        value = megabytes(pid)
+        value = rss_mb(pid)
         if value is not None:
             soak.rss.append((time.monotonic() - soak.started, value))
         with contextlib.suppress(TimeoutError):
@@ -239,8 +187,8 @@ async def run(args: argparse.Namespace, url: str) -> bool:
     }
     server = LiveServer(url, env=env)
     await asyncio.to_thread(server.start)
-    assert server.process is not None
-    pid = server.process.pid
+    assert server.process is not None and server.pid is not None
+    pid = server.pid
     backend = url.split(":")[0]
     print(
         f"soak on {backend}: {args.tables} tables of 4 basic bots to {args.target}, "
@@ -255,7 +203,7 @@ async def run(args: argparse.Namespace, url: str) -> bool:
         async with httpx.AsyncClient(
             base_url=server.url, limits=limits, timeout=httpx.Timeout(60)
         ) as http:
-            errors_before, actions_before = await metrics(http)
+            errors_before, actions_before = await server_counts(http)
             soak.started = time.monotonic()
             soak.window_end = soak.started + args.seconds
             sampler = asyncio.create_task(sample_rss(soak, pid, stop))
@@ -264,7 +212,7 @@ async def run(args: argparse.Namespace, url: str) -> bool:
                 *(keep_table(soak, http, server.ws_url, slot) for slot in range(args.tables))
             )
             finished = time.monotonic()
-            errors_after, actions_after = await metrics(http)
+            errors_after, actions_after = await server_counts(http)
             stop.set()
             await sampler
             progress.cancel()
@@ -339,7 +287,7 @@ def verdict(
     if soak.rss:
         values = [mb for _, mb in soak.rss]
         half = [(t, mb) for t, mb in soak.rss if args.seconds / 2 <= t <= args.seconds]
-        rss_slope = slope(half)
+        rss_slope = slope_per_minute(half)
         judged = args.seconds >= MIN_SLOPE_SECONDS
         print(
             f"RSS MB: start {values[0]:.1f}, peak {max(values):.1f}, end {values[-1]:.1f}, "
@@ -381,16 +329,6 @@ def verdict(
     return True
 
 
-async def admin(sql: str) -> None:
-    import asyncpg
-
-    connection = await asyncpg.connect(POSTGRES_ADMIN, timeout=5)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -413,20 +351,12 @@ def main() -> int:
         "--postgres", action="store_true", help="a scratch database on 127.0.0.1:5432"
     )
     args = parser.parse_args()
-    if args.postgres:
-        name = f"spades_soak_{secrets.token_hex(4)}"
-        asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-        try:
-            url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-            passed = asyncio.run(run(args, url))
-        finally:
-            asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        return 0 if passed else 1
-    if args.database_url:
-        return 0 if asyncio.run(run(args, args.database_url)) else 1
-    with tempfile.TemporaryDirectory() as directory:
-        url = f"sqlite+aiosqlite:///{directory}/soak.db"
-        return 0 if asyncio.run(run(args, url)) else 1
+    return 0 if asyncio.run(soak_on(args)) else 1
+
+
+async def soak_on(args: argparse.Namespace) -> bool:
+    async with database(args.database_url, args.postgres, "spades_soak") as url:
+        return await run(args, url)
 
 
 if __name__ == "__main__":

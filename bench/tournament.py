@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import os
 import platform
 import random
@@ -44,31 +43,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# The repository root first: run as a script, this folder's bench/server.py would
-# otherwise stand in for the server package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.harness.stats import percentile, wilson
 from server.engine import Game, Rules
 from server.engine.bots import BOT_LEVELS, choose_action
 
 MAX_HANDS = 60
 A, B = 0, 1
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% confidence interval of a win rate (Wilson score interval)."""
-    if games == 0:
-        return 0.0, 1.0
-    rate = wins / games
-    centre = rate + z * z / (2 * games)
-    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
-    scale = 1 + z * z / games
-    return (centre - spread) / scale, (centre + spread) / scale
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(len(ordered) * share), len(ordered) - 1)] if ordered else 0.0
 
 
 Decide = Callable[[Rules, dict[str, Any], random.Random], dict[str, Any]]
@@ -198,9 +180,9 @@ def report(preset: str, bots: tuple[str, str], results: list[Result], seconds: f
             print(
                 f"    {name} {phase} decisions ({len(times)}): "
                 f"wall median {1000 * statistics.median(walls):.1f} ms, "
-                f"p99 {1000 * percentile(walls, 0.99):.1f} ms; "
+                f"p99 {1000 * percentile(sorted(walls), 0.99):.1f} ms; "
                 f"CPU median {1000 * statistics.median(cpus):.1f} ms, "
-                f"p99 {1000 * percentile(cpus, 0.99):.1f} ms"
+                f"p99 {1000 * percentile(sorted(cpus), 0.99):.1f} ms"
             )
 
 

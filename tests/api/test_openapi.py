@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.harness.tables import add_bots
+
 HOST_ROUTES = ("move", "standin", "reissue")
 
 
@@ -80,8 +82,7 @@ async def test_table_answers_equal_what_the_hub_gives(client, app):
     table_id, host = created["id"], {"Authorization": f"Bearer {created['host_token']}"}
     assert {key: created[key] for key in ("invite", "host_token", "invite_url")}
     await client.post(f"/api/tables/{table_id}/seats/0", json={"name": "Ann"})
-    for seat in (1, 2, 3):
-        await client.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": "basic"})
+    await add_bots(client, table_id, (1, 2, 3), level="basic")
     stood_in = await client.post(f"/api/tables/{table_id}/seats/0/standin", headers=host)
     assert stood_in.json()["seats"][0]["autoplay"] is True, stood_in.text
     await hub.rooms[table_id].bot_task

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from bench.harness.tables import add_bots
 from server.engine import PRESETS
 
 
@@ -205,8 +206,7 @@ async def test_lobby_lists_open_tables_and_live_games_but_not_finished_ones(clie
     open_table = await new_table(client, name="open")
     live = await new_table(client, name="live", rules={"preset": "standard", "target_score": 50})
     await sit(client, live["id"], 0)
-    for seat in (1, 2, 3):
-        await client.post(f"/api/tables/{live['id']}/seats/{seat}/bot", json={"level": "basic"})
+    await add_bots(client, live["id"], (1, 2, 3), level="basic")
     lobby = (await client.get("/api/tables")).json()
     by_id = {table["id"]: table for table in lobby}
     assert by_id[open_table["id"]]["status"] == "waiting"
@@ -222,8 +222,7 @@ async def test_history_of_a_new_table_is_empty(client):
 
 async def test_history_of_a_bot_game_lists_every_hand_with_sides_after_it(client, app):
     table = await new_table(client, rules={"preset": "standard", "target_score": 100})
-    for seat in range(4):
-        await client.post(f"/api/tables/{table['id']}/seats/{seat}/bot", json={"level": "basic"})
+    await add_bots(client, table["id"], level="basic")
     await app.state.hub.rooms[table["id"]].bot_task
     info = (await client.get(f"/api/tables/{table['id']}")).json()
     assert info["status"] == "over"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live_server import LiveServer
+from bench.harness.server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -7,7 +7,6 @@ into a failure) come from the shared tests/conftest.py; these only adapt them.
 from __future__ import annotations
 
 import asyncio
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from bench.harness.server import free_port as unused_port
 from tests.conftest import create_postgres_database, drop_postgres_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,9 +42,7 @@ def project_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def free_port() -> int:
     """A TCP port nothing listens on right now (the OS picks it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return unused_port()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""Every benchmark under bench/ still runs and prints its figures (tiny sizes: this checks
-that the scripts work against today's code, not how fast anything is)."""
+"""Every benchmark under bench/ (and bench/investigations/) still runs and prints its
+figures (tiny sizes: this checks that the scripts work against today's code, not how fast
+anything is)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+
+from bench.harness.server import LiveServer, serve_options, served
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +38,7 @@ RUNS = {
             r"spinning over 8 MiB\s+\d+ us  x[\d.]+",
         ],
     ),
-    "cold": (
+    "investigations/cold": (
         ["--count", "5", "--gap", "1"],
         [
             r"median CPU us of one step: back to back, then after 1 ms asleep",
@@ -101,38 +104,53 @@ RUNS = {
             r"soak: PASS \(3 tables, 8 s, \d+ games, 0 stalls, 0 write failures, RSS \d+ -> \d+",
         ],
     ),
-    "server": (
-        ["--games", "1", "--target", "100"],
-        [r"throughput: \d+ moves/s", r"move latency ms: median [\d.]+"],
-    ),
 }
+
+
+def bench(name: str, *arguments: str, cwd: Path, timeout: float = 180) -> str:
+    """The output of bench/`name`.py run with `arguments` in `cwd` (anything a benchmark
+    writes stays out of the work tree); it must exit 0."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / f"{name}.py"), *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_benchmark_runs_and_prints_its_figures(name: str, tmp_path: Path) -> None:
     arguments, expected = RUNS[name]
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / f"{name}.py"), *arguments],
-        cwd=tmp_path,  # anything a benchmark writes stays out of the work tree
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
+    output = bench(name, *arguments, cwd=tmp_path)
     for pattern in expected:
-        assert re.search(pattern, result.stdout), f"{pattern!r} not in:\n{result.stdout}"
+        assert re.search(pattern, output), f"{pattern!r} not in:\n{output}"
+
+
+def load_of(server: LiveServer, tmp_path: Path) -> str:
+    """bench/load.py's run of two tables at 20 actions/s on `server`, given as `--url`."""
+    with served(server):
+        return bench(
+            "load", "--url", server.url, "--pid", str(server.pid), "--no-relay",
+            "--tables", "2", "--rate", "20", "--seconds", "2", cwd=tmp_path,
+        )  # fmt: skip
 
 
 def test_load_with_the_stall_watchdog_and_deflate_writes_what_the_loop_waited_on(
     tmp_path: Path,
 ) -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--rate", "10",
-         "--seconds", "2", "--no-relay", "--deflate", "on", "--stalls", "stalls.txt"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"errors spades: 0", result.stdout), result.stdout
+    """bench/investigations/stalls.py around our app, per-message deflate on, measured by
+    the load client: the report is written when the server stops."""
+    server = LiveServer(
+        f"sqlite+aiosqlite:///{tmp_path / 'stalls.db'}",
+        app="bench.investigations.stalls:app",
+        env={"STALLS_FILE": str(tmp_path / "stalls.txt")},
+        options=serve_options(deflate=True),
+    )
+    output = load_of(server, tmp_path)
+    assert re.search(r"errors spades: 0", output), output
     report = (tmp_path / "stalls.txt").read_text()
     assert re.match(r"stalls over 30 ms: \d+, total [\d.]+ s, longest \d+ ms\n", report), report
     assert re.search(r"gc generation 0: \d+ collections", report), report
@@ -143,43 +161,39 @@ def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: P
     """Two search rounds, both servers each, their tables held and played by two load
     client processes, our message limit lifted: each round's highest rates and their
     ratio, then the median of the ratios."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--search",
-         "--rate", "200", "--step-seconds", "0.3", "--rounds", "2", "--clients", "2",
-         "--message-limit", "1000/second"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    output = bench(
+        "load", "--tables", "2", "--search", "--rate", "200", "--step-seconds", "0.3",
+        "--rounds", "2", "--clients", "2", "--message-limit", "1000/second",
+        "--deflate", "on", cwd=tmp_path, timeout=300,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
     rounds = re.findall(
         r"^round \d: (spades|relay) first, highest rate ([\d,]+)/s \(relay ([\d,]+)/s, "
         r"([\d.]+)x\)$",
-        result.stdout,
+        output,
         re.M,
     )
-    assert [first for first, *_ in rounds] == ["spades", "relay"], result.stdout
+    assert [first for first, *_ in rounds] == ["spades", "relay"], output
     ratios = sorted(float(found[3]) for found in rounds)
-    median = re.search(
-        r"highest rate's ratio to the relay, median of 2 rounds: ([\d.]+)x", result.stdout
-    )
-    assert median and float(median[1]) == pytest.approx(sum(ratios) / 2, abs=0.01), result.stdout
+    median = re.search(r"highest rate's ratio to the relay, median of 2 rounds: ([\d.]+)x", output)
+    assert median and float(median[1]) == pytest.approx(sum(ratios) / 2, abs=0.01), output
     meeting = sum(1 for ratio in ratios if ratio >= 0.4)
-    assert f"  {meeting} of 2 rounds at 0.4x or more\n" in result.stdout, result.stdout
+    assert f"  {meeting} of 2 rounds at 0.4x or more\n" in output, output
 
 
 def test_load_uncommitted_what_if_appends_lone_moves_instead_of_committing_them(
     tmp_path: Path,
 ) -> None:
-    """The what-if server (bench/uncommitted.py) plays as ours does, each lone move a line
-    of the file (every field of its write) where ours would commit it; what it played is
-    then not in the database's action log."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--tables", "2", "--rate", "20",
-         "--seconds", "2", "--no-relay", "--uncommitted", "moves.jsonl",
-         "--database-url", f"sqlite+aiosqlite:///{tmp_path / 'what-if.db'}"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert re.search(r"errors spades: 0", result.stdout), result.stdout
+    """The what-if server (bench/investigations/uncommitted.py) plays as ours does, each
+    lone move a line of the file (every field of its write) where ours would commit it;
+    what it played is then not in the database's action log."""
+    server = LiveServer(
+        f"sqlite+aiosqlite:///{tmp_path / 'what-if.db'}",
+        app="bench.investigations.uncommitted:app",
+        env={"UNCOMMITTED_FILE": str(tmp_path / "moves.jsonl")},
+        options=serve_options(),
+    )
+    output = load_of(server, tmp_path)
+    assert re.search(r"errors spades: 0", output), output
     moves = [orjson.loads(line) for line in (tmp_path / "moves.jsonl").read_bytes().splitlines()]
     assert len(moves) >= 20, moves
     assert {"table_id", "old_version", "action", "snapshot", "seats"} <= moves[0].keys()

@@ -1,73 +1,54 @@
-"""bench/load.py's client does the same small work on both servers' states: it reads each
-state's version from its first bytes and decodes a player's state only when it looks at
-it; the relay's states have the shape of the table server's (bench/relay.py)."""
+"""bench/load.py's client (bench/harness/tables.py) does the same small work on both
+servers' states: it reads each state's version from its first bytes and decodes a
+player's state only when it looks at it; the relay's states have the shape of the table
+server's (bench/relay.py)."""
 
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import orjson
 import pytest
 
-from bench import load, relay
+from bench import relay
+from bench.harness import tables
+from bench.harness.hub import Mailbox, seat_table
+from bench.harness.stats import median_interval
 from server.app import create_app
 from server.engine import Rules
-from server.realtime.views import Frame
 from server.settings import Settings
 
 
-class Mailbox:
-    def __init__(self) -> None:
-        self.seat: int | None = None
-        self.texts: list[str] = []
-
-    def send(self, message: Any) -> None:
-        # As a socket sends it: a frame's text, any other message encoded by orjson.
-        text = message.text if isinstance(message, Frame) else orjson.dumps(message).decode()
-        if orjson.loads(text)["type"] == "state":
-            self.texts.append(text)
-
-    async def close(self, code: int, reason: str) -> None:
-        return None
-
-
 async def played_states(settings: Settings, moves: int) -> tuple[list[Mailbox], list[Mailbox]]:
-    """The frames the table server sent four players and a spectator over `moves` moves."""
+    """What the table server sent four players and a spectator over `moves` moves."""
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         hub = app.state.hub
-        room, _invite, _host = await hub.create_table("load", Rules.preset("standard"), True)
-        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(4)]
-        players = [Mailbox() for _ in tokens]
-        for player, token in zip(players, tokens, strict=True):
-            await hub.join(room, player, token)
-        watcher = Mailbox()
-        await hub.join(room, watcher, None)
+        table = await seat_table(hub, Rules.preset("standard"), "load", watchers=1)
+        room, players = table.room, table.players
         rng = random.Random(5)
         for _ in range(moves):
             seat = room.game.turn[0]
-            view = orjson.loads(players[seat].texts[-1])["state"]
-            await hub.act(room, players[seat], load.pick(view, rng))
-    return players, [watcher]
+            await hub.act(room, players[seat], tables.pick(players[seat].view(), rng))
+    return players, table.watchers
 
 
 async def test_the_version_is_read_from_the_first_bytes_of_every_state_sent(settings):
     players, watchers = await played_states(settings, 20)
-    texts = [text for box in (*players, *watchers) for text in box.texts]
+    texts = [text for box in (*players, *watchers) for text in box.texts()]
     assert len(texts) > 5 * 20
     texts.append(relay.RelayTable("t1", version=731, turn=2).state())
     for text in texts:
-        head = load.STATE_HEAD.match(text)
+        head = tables.STATE_HEAD.match(text)
         assert head is not None, text[:80]
         assert int(head[1]) == orjson.loads(text)["version"]
     # What does not start so is not read as a state.
-    assert load.STATE_HEAD.match('{"type":"error","code":"stale","version":3}') is None
+    assert tables.STATE_HEAD.match('{"type":"error","code":"stale","version":3}') is None
 
 
 async def test_the_relays_state_is_shaped_as_the_servers(settings):
     players, _watchers = await played_states(settings, 8)
-    ours = orjson.loads(players[0].texts[-1])
+    ours = orjson.loads(players[0].texts()[-1])
     recorded = relay.RECORDED
     # Recorded again when the table server's state grows or loses a part.
     assert set(recorded) == set(ours)
@@ -92,18 +73,18 @@ def test_the_relays_state_has_the_size_asked_for_and_its_own_version_and_turn(si
 
 async def test_a_players_state_is_decoded_only_when_looked_at(settings):
     players, _watchers = await played_states(settings, 12)
-    table = load.Table("t", ["a", "b", "c", "d"], random.Random(1))
-    sockets = [load.Socket(table, seat, None) for seat in range(4)]
-    table.sockets = [*sockets, load.Socket(table, None, None)]
+    table = tables.Table("t", ["a", "b", "c", "d"], random.Random(1))
+    sockets = [tables.Socket(table, seat, None) for seat in range(4)]
+    table.sockets = [*sockets, tables.Socket(table, None, None)]
     for socket, box in zip(sockets, players, strict=True):
-        socket.version = orjson.loads(box.texts[-1])["version"]
-        socket.received(box.texts[-1])
+        socket.version = orjson.loads(box.texts()[-1])["version"]
+        socket.received(box.texts()[-1])
     assert all(socket.decoded is None for socket in sockets)
 
     chosen = table.choose()
     assert chosen is not None
     actor, action = chosen
-    view = orjson.loads(players[actor.seat].texts[-1])["state"]
+    view = orjson.loads(players[actor.seat].texts()[-1])["state"]
     assert actor.seat in view["turn"] and action in view["legal"]
     # The latest state for the turn, and the acting seat's own: no more than two of four.
     assert sum(socket.decoded is not None for socket in sockets) <= 2
@@ -115,7 +96,7 @@ def test_the_relays_padded_state_as_before_has_the_size_and_what_the_client_read
     text = table.state(relay.padded(2723))
     assert abs(len(text) - 2723) <= 20
     message = orjson.loads(text)
-    assert load.STATE_HEAD.match(text)[1] == "9"
+    assert tables.STATE_HEAD.match(text)[1] == "9"
     assert message["state"]["turn"] == [1] and message["state"]["legal"]
     assert message["table"] == {"version": 9, "id": "abc", "status": "playing"}
 
@@ -125,9 +106,9 @@ def test_the_median_interval_of_rounds_is_distribution_free_and_needs_six_of_the
     rounds, the k-th smallest and k-th largest, k the most whose binomial tails stay within
     2.5 % each; fewer than 6 rounds cannot give 95 %."""
     ten = [2.14, 1.84, 1.92, 1.83, 2.05, 1.37, 1.45, 1.83, 1.75, 1.89]
-    assert load.median_interval(ten) == (1.45, 2.05)  # the 2nd smallest and 2nd largest
-    assert load.median_interval(ten[:6]) == (1.37, 2.14)  # 2 x (1/2)**6 = 3.1 % < 5 %
-    assert load.median_interval(ten[:5]) is None
+    assert median_interval(ten) == (1.45, 2.05)  # the 2nd smallest and 2nd largest
+    assert median_interval(ten[:6]) == (1.37, 2.14)  # 2 x (1/2)**6 = 3.1 % < 5 %
+    assert median_interval(ten[:5]) is None
     twenty = [float(value) for value in range(20)]
-    assert load.median_interval(twenty) == (5.0, 14.0)  # P(X <= 5) = 2.1 %, P(X <= 6) = 5.8 %
-    assert load.median_interval(twenty, confidence=0.5) == (7.0, 12.0)  # P(X <= 7) = 13 %
+    assert median_interval(twenty) == (5.0, 14.0)  # P(X <= 5) = 2.1 %, P(X <= 6) = 5.8 %
+    assert median_interval(twenty, confidence=0.5) == (7.0, 12.0)  # P(X <= 7) = 13 %

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import websockets
 
+from bench.harness import tables
 from server.engine import Rules
 from server.engine.bots import choose_action
 
@@ -105,22 +106,20 @@ class TableClient:
 
 
 async def create_table(http: httpx.AsyncClient, rules: dict[str, Any]) -> str:
-    response = await http.post("/api/tables", json={"name": "test", "rules": rules, "listed": True})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
+    """A listed table's id."""
+    table_id: str = (await tables.create_table(http, rules, "test"))["id"]
+    return table_id
 
 
 async def seat_players(
     http: httpx.AsyncClient, address: str, table_id: str, players: int
 ) -> list[TableClient]:
-    """Seat `players` people, connect each one; the game starts with the last seat."""
+    """Seat `players` people, connect each one before the next sits down; the game starts
+    with the last seat."""
     clients = []
     for seat in range(players):
-        response = await http.post(
-            f"/api/tables/{table_id}/seats/{seat}", json={"name": f"Player {seat}"}
-        )
-        assert response.status_code == 201, response.text
-        client = TableClient(address, table_id, response.json()["token"])
+        [token] = await tables.take_seats(http, table_id, [seat])
+        client = TableClient(address, table_id, token)
         await client.connect()
         clients.append(client)
     return clients

@@ -12,9 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.harness.server import LiveServer
+from bench.harness.tables import add_bots
 from server.settings import Settings
 from tests.conftest import serve
-from tests.live_server import LiveServer
 from tests.realtime.players import TableClient
 
 TIMED = {"preset": "standard", "target_score": 300}
@@ -41,15 +42,6 @@ async def sit(http: httpx.AsyncClient, table: dict[str, Any], seat: int, name: s
     return response.json()["token"]
 
 
-async def bots(http: httpx.AsyncClient, table: dict[str, Any], seats: range) -> None:
-    for seat in seats:
-        response = await http.post(
-            f"/api/tables/{table['id']}/seats/{seat}/bot",
-            json={"level": "basic", "invite": table["invite"]},
-        )
-        assert response.status_code == 201, response.text
-
-
 async def one_player_and_bots(
     http: httpx.AsyncClient, address: str, name: str, **table_body: Any
 ) -> tuple[dict[str, Any], str, TableClient]:
@@ -59,7 +51,7 @@ async def one_player_and_bots(
     token = await sit(http, table, 0, name)
     player = TableClient(address, table["id"], token)
     await player.connect()
-    await bots(http, table, range(1, 4))
+    await add_bots(http, table["id"], range(1, 4), level="basic", invite=table["invite"])
     return table, token, player
 
 
@@ -222,7 +214,7 @@ async def test_the_host_hands_an_away_players_seat_to_a_bot_who_gives_it_back_on
     table = await friends_table(http, rules={"preset": "standard", "target_score": 100})
     host_token = await sit(http, table, 0, "Host")
     leaver_token = await sit(http, table, 1, "Leaver")
-    await bots(http, table, range(2, 4))
+    await add_bots(http, table["id"], range(2, 4), level="basic", invite=table["invite"])
     host = TableClient(address, table["id"], host_token)
     await host.connect()
     leaver = TableClient(address, table["id"], leaver_token)

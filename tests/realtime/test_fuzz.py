@@ -22,6 +22,8 @@ import websockets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.harness.tables import create_table, take_seats
+
 HTTP_EXAMPLES = 500
 SOCKET_EXAMPLES = 600
 FUZZ = settings(
@@ -262,15 +264,10 @@ async def fuzzed_table(served):
     move, and the turn never changes)."""
     _app, address = served
     async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-        table = (await http.post("/api/tables", json={"name": "Fuzz"})).json()
+        table = await create_table(http, name="Fuzz", listed=False)
         url = f"ws://{address}/ws/tables/{table['id']}"
-        players = []
-        for seat in range(4):
-            answer = await http.post(
-                f"/api/tables/{table['id']}/seats/{seat}",
-                json={"name": f"P{seat}", "invite": table["invite"]},
-            )
-            players.append(Socket(url, answer.json()["token"]))
+        tokens = await take_seats(http, table["id"], invite=table["invite"])
+        players = [Socket(url, token) for token in tokens]
         for player in players:
             await player.open()
         spectator = Socket(url, None)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from bench.harness.tables import add_bots
 from server.settings import Settings
 from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, seat_players
@@ -117,11 +118,7 @@ async def test_a_bot_game_goes_on_by_itself_after_a_failed_write(served, http):
     table_id = await create_table(http, FAST_RULES)
     await break_actions(app)
     try:
-        for seat in range(4):
-            answer = await http.post(
-                f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": "basic"}
-            )
-            assert answer.status_code == 201
+        await add_bots(http, table_id, level="basic")
         # The first bot move fails after its retries: the room is dropped...
         await until(lambda: table_id not in hub.rooms, timeout=20)
     finally:

@@ -10,9 +10,10 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy import text
 
+from bench.harness.server import LiveServer
+from bench.harness.tables import add_bots, take_seats
 from server.realtime.pubsub import BOT_CLAIM_KEY
 from server.store.db import create_engine, migrate
-from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
 
 pytestmark = pytest.mark.slow
@@ -35,12 +36,7 @@ async def test_a_move_through_process_a_reaches_a_spectator_on_process_b(
             spectator = TableClient(address(second), table_id)
             clients.append(spectator)
             await spectator.connect()
-            tokens = []
-            for seat in range(4):
-                response = await http_a.post(
-                    f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}
-                )
-                tokens.append(response.json()["token"])
+            tokens = await take_seats(http_a, table_id)
             started = await spectator.until(
                 lambda m: m["type"] == "state" and m["table"]["status"] == "playing"
             )
@@ -106,9 +102,7 @@ async def test_only_one_process_drives_the_bots_of_a_table(migrated_postgres_url
             for server in servers:  # both processes hold the room and hear every change
                 clients.append(TableClient(address(server), table_id))
                 await clients[-1].connect()
-            for seat in range(4):
-                response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
-                assert response.status_code in (200, 201), response.text
+            await add_bots(http, table_id)
         for client in clients:
             await client.until(
                 lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=90
@@ -130,9 +124,7 @@ async def bots_only_table(server: LiveServer) -> str:
     """A short game (to 100) of four bots, created through ``server``; its id."""
     async with httpx.AsyncClient(base_url=server.url) as http:
         table_id = await create_table(http, {"preset": "standard", "target_score": 100})
-        for seat in range(4):
-            response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
-            assert response.status_code in (200, 201), response.text
+        await add_bots(http, table_id)
     return table_id
 
 

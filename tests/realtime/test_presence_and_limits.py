@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.harness.tables import take_seats
 from server.settings import Settings
 from tests.realtime.players import TableClient, create_table, seat_players
 
@@ -58,8 +59,7 @@ async def test_players_who_never_come_get_bots_after_the_grace_time(served, http
     table_id = await create_table(http, FAST_RULES)
     watcher = TableClient(address, table_id)
     await watcher.connect()
-    for seat in range(4):
-        await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
+    await take_seats(http, table_id)
     final = await watcher.until(
         lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=60
     )

@@ -16,9 +16,9 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy import text
 
+from bench.harness.server import LiveServer
 from server.realtime.pubsub import CHANNEL, PRESENCE_KEY
 from server.store.db import create_engine
-from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
 from tests.realtime.test_multiprocess import address
 

@@ -16,9 +16,10 @@ import httpx
 import pytest
 from redis import Redis
 
+from bench.harness.server import LiveServer, free_port
+from bench.harness.tables import take_seats
 from server.engine import Rules
 from tests.conftest import missing_service
-from tests.live_server import LiveServer, free_port
 from tests.realtime.players import TableClient, create_table, play_turns
 from tests.realtime.test_multiprocess import address
 
@@ -84,12 +85,7 @@ async def test_play_goes_on_while_redis_is_down_and_the_other_process_catches_up
     try:
         async with httpx.AsyncClient(base_url=first.url) as http:
             table_id = await create_table(http, {"preset": "standard"})
-            tokens = []
-            for seat in range(4):
-                answer = await http.post(
-                    f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}
-                )
-                tokens.append(answer.json()["token"])
+            tokens = await take_seats(http, table_id)
         players = [TableClient(address(first), table_id, token) for token in tokens]
         watcher = TableClient(address(second), table_id)
         clients += [*players, watcher]
@@ -212,13 +208,10 @@ async def test_a_table_split_across_processes_keeps_playing_through_a_10_second_
     try:
         async with httpx.AsyncClient(base_url=first.url) as http:
             table_id = await create_table(http, {"preset": "standard"})
-            for seat in range(4):
-                answer = await http.post(
-                    f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}
-                )
+            for seat, token in enumerate(await take_seats(http, table_id)):
                 # Seats 0 and 1 play through A, seats 2 and 3 through B.
                 server = first if seat < 2 else second
-                players.append(TableClient(address(server), table_id, answer.json()["token"]))
+                players.append(TableClient(address(server), table_id, token))
         for player in players:
             await player.connect()
 

@@ -9,8 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.harness.server import LiveServer
+from bench.harness.tables import add_bots
 from server.engine import Rules
-from tests.live_server import LiveServer
 from tests.realtime.players import create_table, play_turns, seat_players
 
 pytestmark = pytest.mark.slow
@@ -37,8 +38,7 @@ async def test_a_killed_server_resumes_every_game_where_it_was(database_url):
             last_version = max(player.version for player in players)
 
             bots_id = await create_table(http, RULES)
-            for seat in range(4):
-                await http.post(f"/api/tables/{bots_id}/seats/{seat}/bot", json={"level": "basic"})
+            await add_bots(http, bots_id, level="basic")
             bots_before = (await http.get(f"/api/tables/{bots_id}")).json()
             assert bots_before["status"] == "playing"
 

@@ -9,13 +9,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 import pytest
 import websockets
 from prometheus_client import REGISTRY
 from sqlalchemy import event, func, select, text
 from sqlalchemy.util import await_only
 
+from bench.harness.hub import Mailbox
+from bench.harness.tables import add_bots, take_seats
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
 from server.realtime.views import room_table
@@ -59,17 +60,6 @@ def rooms_loaded() -> float:
     return REGISTRY.get_sample_value("spades_rooms_loaded") or 0.0
 
 
-async def seat_four(http: httpx.AsyncClient, table_id: str) -> list[str]:
-    tokens = []
-    for seat in range(4):
-        response = await http.post(
-            f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"}
-        )
-        assert response.status_code == 201, response.text
-        tokens.append(response.json()["token"])
-    return tokens
-
-
 async def action_count(hub: TableHub, table_id: str) -> int:
     room = await hub.room(table_id)
     async with hub.store.sessions() as session:
@@ -77,20 +67,6 @@ async def action_count(hub: TableHub, table_id: str) -> int:
             select(func.count()).select_from(ActionRow).where(ActionRow.game_id == room.game_id)
         )
     return count or 0
-
-
-class Seat:
-    """A listener for calling the hub directly: a seat and a mailbox."""
-
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    async def close(self, code: int, reason: str) -> None:
-        self.messages.append({"type": "closed", "code": code})
 
 
 async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
@@ -126,7 +102,7 @@ async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_s
     app, address = served
     hub: TableHub = app.state.hub
     table_id = await create_table(http, FAST_RULES)
-    tokens = await seat_four(http, table_id)
+    tokens = await take_seats(http, table_id)
     players = [TableClient(address, table_id, token) for token in tokens]
     for player in players:
         await player.connect()
@@ -161,11 +137,12 @@ async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_
     app, _address = served
     hub: TableHub = app.state.hub
     table_id = await create_table(http, FAST_RULES)
-    await seat_four(http, table_id)
+    await take_seats(http, table_id)
     room = await hub.room(table_id)
     seat = room.game.turn[0]
     version = room.version
-    player = Seat(seat)
+    player = Mailbox()  # the seat's listener, its seat set as a hello would
+    player.seat = seat
 
     async with room.lock:
         move = asyncio.create_task(hub.act(room, player, {"type": "bid", "bid": 3}))
@@ -195,7 +172,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
     app, address = served
     hub: TableHub = app.state.hub
     table_id = await create_table(http, FAST_RULES)
-    tokens = await seat_four(http, table_id)
+    tokens = await take_seats(http, table_id)
     await until(lambda: table_id not in hub.rooms)
     socket = await websockets.connect(f"ws://{address}/ws/tables/{table_id}")
     try:
@@ -225,9 +202,7 @@ async def test_a_bot_only_table_is_never_evicted_mid_game_and_finishes(served, h
     app, _address = served
     hub: TableHub = app.state.hub
     table_id = await create_table(http, FAST_RULES)
-    for seat in range(4):
-        response = await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={})
-        assert response.status_code in (200, 201), response.text
+    await add_bots(http, table_id)
     room: Room = hub.rooms[table_id]
     deadline = time.monotonic() + 60
     while room.status != "over":
@@ -245,7 +220,7 @@ async def test_the_lobby_lists_tables_from_the_database_without_loading_them(ser
     hub: TableHub = app.state.hub
     waiting = await create_table(http, {"preset": "cutthroat"})
     playing = await create_table(http, {"preset": "standard"})  # no end after one hand
-    tokens = await seat_four(http, playing)
+    tokens = await take_seats(http, playing)
     players = [TableClient(address, playing, token) for token in tokens]
     for player in players:
         await player.connect()
@@ -270,8 +245,7 @@ async def test_the_lobby_lists_tables_from_the_database_without_loading_them(ser
 async def test_the_lobby_shows_zero_scores_before_the_first_hand_ends(served, http):
     app, _address = served
     table_id = await create_table(http, {"preset": "cutthroat"})
-    for seat in range(3):
-        await http.post(f"/api/tables/{table_id}/seats/{seat}", json={"name": f"P{seat}"})
+    await take_seats(http, table_id, 3)
     fresh = TableHub(app.state.hub.store, app.state.hub.settings, LocalNotices())
     (listed,) = [table for table in await fresh.lobby() if table["id"] == table_id]
     assert listed["status"] == "playing" and listed["hands_played"] == 0
@@ -318,7 +292,7 @@ async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(serve
     hub: TableHub = app.state.hub
     counted = sockets_counted()
     table_id = await create_table(http, FAST_RULES)
-    tokens = await seat_four(http, table_id)
+    tokens = await take_seats(http, table_id)
     players = [TableClient(address, table_id, token) for token in tokens]
     for player in players:
         await player.connect()

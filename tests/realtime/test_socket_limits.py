@@ -37,11 +37,11 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
+from bench.harness.server import LiveServer
 from server.api.sockets import MAX_MESSAGE_BYTES, MAX_QUEUED
 from server.app import create_app
 from server.settings import Settings
 from tests.conftest import serve
-from tests.live_server import LiveServer
 from tests.realtime.players import TableClient, create_table
 
 WAIT = 10.0

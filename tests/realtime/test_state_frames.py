@@ -9,18 +9,13 @@ from typing import Any
 
 import orjson
 
+from bench.harness.hub import Mailbox, seat_table
+from bench.harness.tables import pick
 from server.app import create_app
 from server.engine import Rules
 from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.timer import iso_ms
 from server.realtime.views import Frame, public_table
-
-
-def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A legal action; bids of 2 to 4 where there are, so that a game reaches its target."""
-    legal = view["legal"]
-    likely = [a for a in legal if a["type"] == "bid" and a["bid"] in (2, 3, 4)]
-    return rng.choice(likely or legal)
 
 
 def fresh_state(room: Any, listener: Any) -> dict[str, Any]:
@@ -48,31 +43,14 @@ def as_sent(room: Any, listener: Any, sent: dict[str, Any]) -> dict[str, Any]:
     return fresh
 
 
-class Mailbox:
-    def __init__(self) -> None:
-        self.seat: int | None = None
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    async def close(self, code: int, reason: str) -> None:
-        self.messages.append({"type": "closed", "code": code})
-
-
 async def test_each_socket_text_is_its_own_state_and_watchers_share_one(settings):
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         hub = app.state.hub
-        room, _invite, host_token = await hub.create_table(
-            "frames", Rules.preset("standard"), listed=True, turn_seconds=30
-        )
-        tokens = [await hub.take_seat(room.id, seat, f"P{seat}") for seat in range(4)]
-        players = [Mailbox() for _ in tokens]
-        for player, token in zip(players, tokens, strict=True):
-            await hub.join(room, player, token)
+        table = await seat_table(hub, Rules.preset("standard"), "frames", turn_seconds=30)
+        room, players = table.room, table.players
         watchers = [Mailbox(), Mailbox()]
-        await hub.join(room, watchers[0], None, host_token)
+        await hub.join(room, watchers[0], None, table.host_token)
         await hub.join(room, watchers[1], None)
         seat = room.game.turn[0]
         await hub.act(room, players[seat], {"type": "bid", "bid": 3})

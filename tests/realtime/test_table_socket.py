@@ -16,6 +16,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import text
 from uvicorn.protocols.utils import ClientDisconnected
 
+from bench.harness.tables import add_bots
 from server.api.sockets import SocketListener
 from server.engine import Rules
 from server.realtime.views import Frame
@@ -303,8 +304,7 @@ async def test_four_bots_play_a_whole_game_to_500_watched_by_a_spectator(served,
     table_id = await create_table(http, {"preset": "standard"})
     spectator = TableClient(address, table_id)
     await spectator.connect()
-    for seat in range(4):
-        await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": "basic"})
+    await add_bots(http, table_id, level="basic")
     final = await spectator.until(
         lambda m: m["type"] == "state" and m["table"]["status"] == "over", timeout=120
     )
@@ -376,8 +376,7 @@ async def test_spectators_of_every_table_size_see_no_hidden_card(served, http, p
     spectator = TableClient(address, table_id)
     await spectator.connect()
     players = (await http.get(f"/api/tables/{table_id}")).json()["rules"]["players"]
-    for seat in range(players):
-        await http.post(f"/api/tables/{table_id}/seats/{seat}/bot", json={"level": "basic"})
+    await add_bots(http, table_id, players, level="basic")
     await spectator.until(
         lambda m: m["type"] == "state" and m["table"]["hands_played"] >= 1, timeout=60
     )

@@ -3,27 +3,12 @@ optimistic version check, reloads the table from the database, and validates aga
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from bench.harness.hub import Mailbox
 from server.app import create_app
 from server.engine import Rules
 from server.realtime.errors import TableError
-
-
-class Mailbox:
-    """A listener that keeps what the hub sends it."""
-
-    def __init__(self) -> None:
-        self.seat: int | None = None
-        self.messages: list[dict[str, Any]] = []
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-
-    async def close(self, code: int, reason: str) -> None:
-        self.messages.append({"type": "closed", "code": code})
 
 
 async def test_a_stale_hub_reloads_and_then_decides_on_the_fresh_table(settings):

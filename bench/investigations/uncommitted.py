@@ -1,17 +1,16 @@
 """A what-if for measurement only: the table server without its per-move SQLite commit.
 
-`bench/load.py --uncommitted` serves `bench.uncommitted:app` instead of `server.app:app`.
-It is the same app, but a write that the group commit would make alone on the event
-loop's sqlite3 connection (a move at a low rate: one version bump, one log row, the
-COMMIT) is appended instead as one line of JSON to a scratch file (`UNCOMMITTED_FILE`),
-with one `os.write`, and reported as landed. Batches of several writes (under load) still
-go to SQLite. Such a server is not one to run: its moves are not in the database, and it
-broadcasts moves that no transaction has committed. It tells what the commit that comes
-before every broadcast costs a move at a low rate, against the cheapest durable record
-of the move the kernel offers a process (an append, which survives the process's death),
-so that the CPU ratio to the relay can be split into the commit's part and the rest.
-
-    UNCOMMITTED_FILE=/tmp/moves.jsonl uvicorn bench.uncommitted:app --ws websockets-sansio ...
+`bench.investigations.uncommitted:app` is the same app as `server.app:app`, but a write
+that the group commit would make alone on the event loop's sqlite3 connection (a move at
+a low rate: one version bump, one log row, the COMMIT) is appended instead as one line
+of JSON to a scratch file (`UNCOMMITTED_FILE`), with one `os.write`, and reported as
+landed. Batches of several writes (under load) still go to SQLite. Such a server is not
+one to run: its moves are not in the database, and it broadcasts moves that no
+transaction has committed. It tells what the commit that comes before every broadcast
+costs a move at a low rate, against the cheapest durable record of the move the kernel
+offers a process (an append, which survives the process's death), so that the CPU ratio
+to the relay can be split into the commit's part and the rest. Measured with
+bench/load.py's `--url` and `--pid` (bench/investigations/README.md).
 """
 
 from __future__ import annotations

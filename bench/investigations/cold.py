@@ -14,9 +14,9 @@ for two pages), each kind alone, and
 an empty step (one clock read) for the cost of waking at all. Figures are this thread's
 CPU time (`time.thread_time_ns`), medians of `--count` samples.
 
-    .venv/bin/python bench/cold.py                  # 10 ms gap, 300 samples
-    .venv/bin/python bench/cold.py --gap 1 --count 1000
-    .venv/bin/python bench/cold.py --count 20       # a smoke run
+    .venv/bin/python bench/investigations/cold.py                  # 10 ms gap, 300 samples
+    .venv/bin/python bench/investigations/cold.py --gap 1 --count 1000
+    .venv/bin/python bench/investigations/cold.py --count 20       # a smoke run
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
 """What the event loop was doing when it stalled: the table server with a watchdog.
 
-`bench/load.py --stalls FILE` serves `bench.stalls:app` instead of `server.app:app`. It
-is the same app; beside it a thread wakes every few milliseconds and checks the event
-loop's heartbeat (a callback the loop runs every `BEAT` seconds). While the loop has not
-beaten for `STALL_SECONDS` (default 0.03), the thread samples the loop thread's Python
-stack, so each sample names what kept the loop from its other sockets. Garbage
-collections are timed through `gc.callbacks`. SIGUSR1 starts the count afresh (the
-load client sends it when the play starts, so that set-up is left out) and SIGUSR2
-writes `STALLS_FILE` (sent when the play ends, before the sockets close): the stalls
-(count, total and longest), the collections by generation, and the sampled stacks,
-heaviest first, innermost frame last.
-
-    STALLS_FILE=/tmp/stalls.txt uvicorn bench.stalls:app --ws websockets-sansio ...
+`bench.investigations.stalls:app` is the same app as `server.app:app`; beside it a
+thread wakes every few milliseconds and checks the event loop's heartbeat (a callback
+the loop runs every `BEAT` seconds). While the loop has not beaten for `STALL_SECONDS`
+(default 0.03), the thread samples the loop thread's Python stack, so each sample names
+what kept the loop from its other sockets. Garbage collections are timed through
+`gc.callbacks`. SIGUSR1 starts the count afresh (send it once the load client has set
+up its tables, so that set-up is left out) and SIGUSR2 writes `STALLS_FILE`, as the
+server's shutdown does: the stalls (count, total and longest), the collections by
+generation, and the sampled stacks, heaviest first, innermost frame last. Measured with
+bench/load.py's `--url` and `--pid` (bench/investigations/README.md).
 """
 
 from __future__ import annotations
@@ -154,6 +152,7 @@ class App:
 
     def finish(self) -> None:
         if self.watchdog is not None:
+            self.write()
             self.watchdog.stop.set()
 
 
