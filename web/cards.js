@@ -32,6 +32,13 @@ export function cardName(code) {
   return `${RANK_NAMES[code[0]]} of ${SUITS[code[1]].name}`;
 }
 
+/** The classes that colour a card's marks: "red suit-hearts" (two colours or four), "red" for the big joker. */
+export function suitClasses(code) {
+  if (isJoker(code)) return JOKERS[code].colour;
+  const suit = SUITS[code[1]];
+  return `${suit.colour} suit-${suit.name}`;
+}
+
 /** "Q♠": the short form used in logs, summaries and the last-trick review. */
 export function cardShort(code) {
   if (isJoker(code)) return code === "BJ" ? "Big ★" : "Little ★";

@@ -2,7 +2,9 @@
 // friends") or listed ("Open table"), with an optional turn timer; list the listed open
 // tables and live games. Everything the server returns is rendered as text.
 
+import "/static/comfort.js";
 import { api, el, fill } from "/static/dom.js";
+import { registerServiceWorker } from "/static/install.js";
 import { rememberCreated } from "/static/links.js";
 import {
   HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, presetOf, rulesSummary,
@@ -155,3 +157,4 @@ async function start() {
 }
 
 start();
+registerServiceWorker();

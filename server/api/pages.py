@@ -30,6 +30,16 @@ async def table_page(table_id: str, request: Request) -> FileResponse:
     return page("table.html")
 
 
+@router.get("/sw.js")
+async def service_worker() -> FileResponse:
+    """The client's service worker (web/sw.js), at the top of the site: a worker's scope
+    is at most its own folder, and it must cover the lobby and every table page. Never
+    kept by a cache unchecked, so a new worker is seen at once."""
+    return FileResponse(
+        WEB / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"}
+    )
+
+
 @router.get("/favicon.ico")
 async def favicon() -> FileResponse:
     """Browsers and bookmarks ask for /favicon.ico whatever the page links: the spade."""
