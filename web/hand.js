@@ -27,7 +27,7 @@ function hintedCards(hint) {
 /** Why a card cannot be played now, in a sentence. */
 function refusal(page, code, myTurnToPlay) {
   const { view } = page;
-  if (!myTurnToPlay) return `Not your turn to play ${cardName(code).toLowerCase()}.`;
+  if (!myTurnToPlay) return "It is not your turn to play.";
   const deck = page.table.rules.deck;
   if (view.trick.length) return `You must follow ${SUIT_WORDS[playingSuit(view.trick[0].card, deck)]}.`;
   if (playingSuit(code, deck) === "S" && !view.spades_broken) return "Spades are not broken yet: lead another suit.";

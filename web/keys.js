@@ -97,10 +97,13 @@ export function readHand(page, spadesFirst) {
   return `Your hand, ${plural(view.hand.length, "card")}. ${suits.join(". ")}.`;
 }
 
+// Where a typed key is text (or picks an option), not a command.
+const TEXT_ENTRY = 'textarea, select, [contenteditable], input:not([type="checkbox"], [type="radio"], [type="button"])';
+
 /** A key typed where it means text, or with a modifier, or under a dialog: not ours. */
 function notForUs(event) {
   if (event.defaultPrevented || event.ctrlKey || event.altKey || event.metaKey) return true;
-  if (event.target.closest?.("input, select, textarea, [contenteditable]")) return true;
+  if (event.target.closest?.(TEXT_ENTRY)) return true;
   return Boolean(document.querySelector("dialog[open]"));
 }
 

@@ -77,7 +77,8 @@ async function networkFirst(request, url) {
   const tablePage = url.pathname.startsWith("/t/");
   try {
     const response = await fetch(request, { cache: "no-cache" });
-    if (response.ok && !tablePage) await cache.put(request, response.clone());
+    // Every table's page is one file: the latest one answered is the one kept.
+    if (response.ok) await cache.put(tablePage ? TABLE_PAGE : request, response.clone());
     return response;
   } catch (failure) {
     const kept = await cache.match(tablePage ? TABLE_PAGE : request, { ignoreSearch: true });

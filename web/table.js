@@ -459,10 +459,14 @@ function renderActionPanel() {
   if (decision && focusIsFree()) panel.querySelector("button:not([disabled])")?.focus({ preventScroll: true });
 }
 
-/** Moving the focus for the player is fine unless they are busy elsewhere (chat, link). */
+/**
+ * Moving the focus for the player is fine unless they are busy elsewhere (chat, link):
+ * it is free on the page, the hand, the decision, or the table where keepFocus left it.
+ */
 function focusIsFree() {
   const active = document.activeElement;
-  return !active || active === document.body || $("hand").contains(active) || $("action-panel").contains(active);
+  return !active || active === document.body || active === $("felt-area") ||
+    $("hand").contains(active) || $("action-panel").contains(active);
 }
 
 /** Shut the last-trick panel; the focus goes back to its button if it was inside. */
