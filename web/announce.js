@@ -8,7 +8,7 @@
 // the timer, their own bids, plays and tricks), or nothing; a reading asked for with a
 // key (keys.js) is always said.
 
-import { cardName, playingSuit } from "/static/cards.js";
+import { cardName, playingSuit, suitName } from "/static/cards.js";
 import { isMyTurn } from "/static/cues.js";
 import { comfort } from "/static/comfort.js";
 import { el } from "/static/dom.js";
@@ -16,8 +16,6 @@ import { seatWords, sideWords } from "/static/seating.js";
 
 // Lines kept in the log: a screen reader reads each line as it is added; old ones go.
 const KEPT_LINES = 40;
-
-const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
 /** "the queen of hearts", "the big joker": a card inside a sentence. */
 export function cardWords(code) {
@@ -88,7 +86,7 @@ function yourTurn(page) {
   const { view } = page;
   const words = turnWords(page, (seat) => seatWords(page, seat));
   if (view.phase === "play" && view.trick.length) {
-    return `${words}, ${SUIT_WORDS[playingSuit(view.trick[0].card, page.table.rules.deck)]} led.`;
+    return `${words}, ${suitName(playingSuit(view.trick[0].card, page.table.rules.deck))} led.`;
   }
   if (view.phase === "draw" && view.draw_card) return `Your turn: keep or discard ${cardWords(view.draw_card)}?`;
   return `${words}.`;
@@ -171,7 +169,12 @@ export function contractWords(page) {
     .map((contract, index) => `${sideWords(page, index)} ${contract === null ? "not yet" : contract}`).join("; ");
 }
 
-/** "Hand 2 scored. You and Bot across: bid 4 + 3, took 8, plus 71, 10 bags: -100..." */
+/**
+ * "Hand 2 scored. You and Bot across: bid 4 + 3, took 8, plus 71, 10 bags: -100; ...".
+ * @param {object} page the table page's state
+ * @param {import('./protocol-types.js').HandResult} result
+ * @param {(side: import('./protocol-types.js').SideResult) => string[]} extras
+ */
 export function handResultWords(page, result, extras) {
   const sides = result.sides.map((side, index) => {
     const bids = side.seats.map((seat) => bidWords(result.bids[seat])).join(" + ");
@@ -213,6 +216,10 @@ function received(before, page) {
  * What changed from `before` ({table, view, seat} of the state before) to `page`, as
  * sentences to announce, oldest first: [{text, mine}]. `extras(side)` gives a side's
  * penalties and bonuses in words (the score pad's).
+ * @param {{table: import('./protocol-types.js').PublicTable, view: object|null, seat: number|null}} before
+ * @param {object} page the table page's state, the new state in it
+ * @param {(side: import('./protocol-types.js').SideResult) => string[]} extras
+ * @returns {Array<{text: string, mine: boolean}>}
  */
 export function tableEvents(before, page, extras = () => []) {
   const was = before.view;

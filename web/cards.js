@@ -26,6 +26,11 @@ function isJoker(code) {
   return code in JOKERS;
 }
 
+/** "spades", "hearts": a suit letter (S, H, D, C) in words. */
+export function suitName(suit) {
+  return SUITS[suit].name;
+}
+
 /** "Queen of spades", "Ten of hearts", "Big joker": what a screen reader says. */
 export function cardName(code) {
   if (isJoker(code)) return JOKERS[code].name;

@@ -9,10 +9,8 @@
 // focus goes to the card now in its place, so the keyboard is never dropped.
 
 import { passCount } from "/static/bidding.js";
-import { cardBack, cardFace, cardName, playingSuit, sortHand } from "/static/cards.js";
+import { cardBack, cardFace, cardName, playingSuit, sortHand, suitName } from "/static/cards.js";
 import { keyed, on, patch, setText } from "/static/dom.js";
-
-const SUIT_WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
 // The card that holds the hand's Tab stop, and the turn whose first card was offered.
 const roving = { card: null, offeredTurn: null };
@@ -29,7 +27,7 @@ function refusal(page, code, myTurnToPlay) {
   const { view } = page;
   if (!myTurnToPlay) return "It is not your turn to play.";
   const deck = page.table.rules.deck;
-  if (view.trick.length) return `You must follow ${SUIT_WORDS[playingSuit(view.trick[0].card, deck)]}.`;
+  if (view.trick.length) return `You must follow ${suitName(playingSuit(view.trick[0].card, deck))}.`;
   if (playingSuit(code, deck) === "S" && !view.spades_broken) return "Spades are not broken yet: lead another suit.";
   return `${cardName(code)} cannot be played now.`;
 }
@@ -139,6 +137,7 @@ export function renderHand(page, hooks) {
   if (seat === null || !view || view.hand === null) {
     const count = seat === null || !view ? 0 : view.hand_sizes[seat];
     container.setAttribute("role", "group");
+    container.removeAttribute("aria-orientation");
     patch(container, backs(count));
     setText(label, count ? "Your cards are face down until you decide." : "");
     return;
@@ -150,6 +149,8 @@ export function renderHand(page, hooks) {
   const hinted = hintedCards(page.hinted);
   const focused = [...container.children].indexOf(document.activeElement);
   container.setAttribute("role", order.length ? (passing ? "toolbar" : "listbox") : "group");
+  if (order.length) container.setAttribute("aria-orientation", "horizontal");
+  else container.removeAttribute("aria-orientation");
   container.setAttribute("aria-label", passing ? "Your hand: choose the cards to pass" : "Your hand");
   patch(container, order.map((code) =>
     handCard(page, hooks, code, { playable: playable.has(code), passing, myTurnToPlay, hinted: hinted.has(code) })));

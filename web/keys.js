@@ -6,13 +6,11 @@
 // dialog is open are left alone. The hand's own keys (arrows, Home/End) are hand.js's.
 
 import { bidWords, contractWords, playsWords, plural, turnWords } from "/static/announce.js";
-import { cardName, playingSuit, sortHand } from "/static/cards.js";
+import { cardName, playingSuit, sortHand, suitName } from "/static/cards.js";
 import { seatWords, sideWords } from "/static/seating.js";
 
 // A second digit within this time makes a two-digit bid ("1" then "2": 12).
 const TWO_DIGITS_MS = 1200;
-
-const SUIT_PLURALS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
 /** Seats in turn order from the dealer's left (the bidding order). */
 function fromDealersLeft(view) {
@@ -92,7 +90,7 @@ export function readHand(page, spadesFirst) {
   }
   const suits = groups.map(({ suit, cards }) => {
     const ranks = [...cards].reverse().map((card) => cardName(card).split(" of ")[0].toLowerCase());
-    return `${cards.length} ${SUIT_PLURALS[suit]}: ${ranks.join(", ")}`;
+    return `${cards.length} ${suitName(suit)}: ${ranks.join(", ")}`;
   });
   return `Your hand, ${plural(view.hand.length, "card")}. ${suits.join(". ")}.`;
 }

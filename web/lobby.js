@@ -1,6 +1,7 @@
 // The lobby: create a table from a preset plus house rules, private ("Play with
 // friends") or listed ("Open table"), with an optional turn timer; list the listed open
-// tables and live games. Everything the server returns is rendered as text.
+// tables and live games. Everything the server returns is rendered as text. The comfort
+// settings chosen at a table apply here too; the page registers the app's worker.
 
 import "/static/comfort.js";
 import { api, el, fill } from "/static/dom.js";

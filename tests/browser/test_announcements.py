@@ -4,7 +4,9 @@ three bots while a spectator watches. Every play, every trick's taker, every bid
 hand's result reach each one's live regions once, named from their own seat, and no
 card they may not see; a second screen of the same seat set to "mine only" hears only
 what concerns the player, a third set to "off" hears nothing. The focus is never lost,
-the Keys panel and the hand review give it back when they close."""
+the Keys panel and the hand review give it back when they close. In Chromium's
+accessibility tree the hand is one listbox of cards named, placed and marked unavailable
+when they may not be played, and one Tab stop."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from tests.browser.hearing import (
     of_kind,
     regions_heard,
 )
+from tests.browser.playing import seat_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -229,3 +232,46 @@ def test_a_keyboard_player_and_a_spectator_hear_every_move_of_a_hand(open_page) 
     press(player, "Escape")
     player.locator("#review-dialog").wait_for(state="hidden")
     assert player.evaluate("document.activeElement.matches('.scorepad .replay')")
+
+
+def ax_nodes(page) -> list[dict]:
+    """Chromium's accessibility tree of the page, as its DevTools protocol gives it."""
+    devtools = page.context.new_cdp_session(page)
+    return devtools.send("Accessibility.getFullAXTree")["nodes"]
+
+
+def ax_value(node: dict, key: str):
+    if key in ("role", "name"):
+        return node.get(key, {}).get("value")
+    return next((p["value"]["value"] for p in node.get("properties", []) if p["name"] == key), None)
+
+
+def test_the_hand_is_one_tab_stop_a_listbox_of_named_cards(open_page) -> None:
+    page = seat_with_bots(open_page, "standard", 4, "Lis")
+    page.locator("#action-panel .bidding").wait_for()
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    page.locator("#hand .card.playable:focus").wait_for()
+    nodes = ax_nodes(page)
+    boxes = [node for node in nodes if ax_value(node, "role") == "listbox"]
+    assert [ax_value(box, "name") for box in boxes] == ["Your hand"]
+    options = [node for node in nodes if node.get("parentId") == boxes[0]["nodeId"]]
+    assert {ax_value(option, "role") for option in options} == {"option"}
+    hand = page.eval_on_selector_all("#hand .card.face", "cs => cs.map(c => c.dataset.card)")
+    assert [ax_value(option, "name") for option in options] == [
+        card_words(card).removeprefix("the ").capitalize() for card in hand
+    ]
+    # Each card's place in the hand ("3 of 13"), which DevTools' tree does not list.
+    places = page.eval_on_selector_all(
+        "#hand .card.face", "cs => cs.map(c => [c.ariaPosInSet, c.ariaSetSize].map(Number))"
+    )
+    assert places == [[place, len(hand)] for place in range(1, len(hand) + 1)]
+    playable = page.eval_on_selector_all("#hand .playable", "cs => cs.map(c => c.dataset.card)")
+    unavailable = [bool(ax_value(option, "disabled")) for option in options]
+    assert unavailable == [card not in playable for card in hand]
+    # One Tab stop: Tab leaves the hand, Shift+Tab comes back to the same card.
+    card = page.evaluate("document.activeElement.dataset.card")
+    page.keyboard.press("Tab")
+    assert not page.evaluate("document.getElementById('hand').contains(document.activeElement)")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.dataset.card") == card

@@ -21,7 +21,7 @@ from collections import deque
 import pytest
 
 from tests.browser.conftest import ROOT
-from tests.browser.playing import page_story, sit
+from tests.browser.playing import page_story, seat_with_bots
 
 pytestmark = pytest.mark.browser
 
@@ -123,13 +123,7 @@ def wait_for_turn(page) -> str:
 
 
 def test_key_presses_from_the_turn_to_a_bid_and_to_a_card(open_page) -> None:
-    lobby = open_page("/")
-    table = lobby.request.post("/api/tables", data={"name": "Presses"}).json()
-    page = open_page(table["invite_url"])
-    sit(page, 0, "Kit")
-    for seat in (1, 2, 3):
-        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+    page = seat_with_bots(open_page, "standard", 4, "Kit")
     choose = random.Random(37)
     cards: list[int] = []  # presses to each legal card at each turn
     played: list[int] = []  # presses to the card played
@@ -158,10 +152,17 @@ def test_key_presses_from_the_turn_to_a_bid_and_to_a_card(open_page) -> None:
         cards.extend(reach_card(page, start, goal, listbox) + 1 for goal in legal)
         goal = choose.choice(legal)
         played.append(reach_card(page, start, goal, listbox) + 1)
+        before = page.eval_on_selector_all("#hand .face", "cs => cs.map(c => c.dataset.card)")
         page.keyboard.press("Enter")
-        page.wait_for_function(
-            "(card) => !document.querySelector(`#hand [data-card='${card}']`)", arg=goal
-        )
+        try:
+            # The card left the hand (or, after the last trick, a new hand came).
+            page.wait_for_function(
+                "(before) => [...document.querySelectorAll('#hand .face')]"
+                ".map(c => c.dataset.card).join() !== before.join()",
+                arg=before,
+            )
+        except Exception as timeout:
+            raise AssertionError(f"{goal} not played: {page_story(page)}") from timeout
 
     figures = {
         "hand": "listbox" if listbox else "tab order",
