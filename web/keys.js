@@ -54,7 +54,7 @@ export function readTricks(page) {
   const sides = view.contracts
     ? ` Sides: ${view.contracts.map((contract, index) => {
       const taken = page.sides[index].reduce((sum, seat) => sum + view.tricks_won[seat], 0);
-      return `${sideWords(page, index)} ${taken} of ${contract}`;
+      return `${sideWords(page, index)} ${taken} of ${contract ?? "a contract not yet made"}`;
     }).join("; ")}.`
     : "";
   return `Tricks this hand: ${seats.join(", ")}.${sides}`;
@@ -125,7 +125,7 @@ export class TableKeys {
       h: () => readHand(page(), hooks.spadesFirst()),
     };
     document.addEventListener("keydown", (event) => this.key(event));
-    hooks.help.addEventListener("close", () => this.returnTo?.focus());
+    hooks.help.addEventListener("close", () => this.returnTo?.isConnected && this.returnTo.focus());
   }
 
   key(event) {
