@@ -18,7 +18,6 @@ import structlog
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -170,7 +169,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         WebSocketRoute(sockets.TABLE_SOCKET_PATH, sockets.TableSocketEndpoint())
     )
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=pages.WEB, check_dir=False), name="static")
+    app.mount("/static", pages.ClientFiles(directory=pages.WEB, check_dir=False), name="static")
     return app
 
 

@@ -26,10 +26,22 @@ function isJoker(code) {
   return code in JOKERS;
 }
 
+/** "spades", "hearts": a suit letter (S, H, D, C) in words. */
+export function suitName(suit) {
+  return SUITS[suit].name;
+}
+
 /** "Queen of spades", "Ten of hearts", "Big joker": what a screen reader says. */
 export function cardName(code) {
   if (isJoker(code)) return JOKERS[code].name;
   return `${RANK_NAMES[code[0]]} of ${SUITS[code[1]].name}`;
+}
+
+/** The classes that colour a card's marks: "red suit-hearts" (two colours or four), "red" for the big joker. */
+export function suitClasses(code) {
+  if (isJoker(code)) return JOKERS[code].colour;
+  const suit = SUITS[code[1]];
+  return `${suit.colour} suit-${suit.name}`;
 }
 
 /** "Q♠": the short form used in logs, summaries and the last-trick review. */

@@ -1,8 +1,11 @@
 // The lobby: create a table from a preset plus house rules, private ("Play with
 // friends") or listed ("Open table"), with an optional turn timer; list the listed open
-// tables and live games. Everything the server returns is rendered as text.
+// tables and live games. Everything the server returns is rendered as text. The comfort
+// settings chosen at a table apply here too; the page registers the app's worker.
 
+import "/static/comfort.js";
 import { api, el, fill } from "/static/dom.js";
+import { registerServiceWorker } from "/static/install.js";
 import { rememberCreated } from "/static/links.js";
 import {
   HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, presetOf, rulesSummary,
@@ -155,3 +158,4 @@ async function start() {
 }
 
 start();
+registerServiceWorker();

@@ -2,12 +2,14 @@
 // history the server keeps (each seat's `deal` and the hand's `plays`; the server shows
 // a hand only once it is over). Step 0 is the deal; step k shows the k-th trick in the
 // middle, who took it, and what each seat still held after it. Bids, tricks taken so
-// far and the hand's score change are always shown. ←/→ step, Home/End jump.
+// far and the hand's score change are always shown. ←/→ step, Home/End jump; each step
+// is also said in words (a polite live region), and closing gives the focus back.
 // Also the game's record as a JSON file.
 
+import { playsWords } from "/static/announce.js";
 import { cardFace, cardName, sortHand } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
-import { sideName } from "/static/seating.js";
+import { seatWords, sideName } from "/static/seating.js";
 
 function signed(points) {
   return points > 0 ? `+${points}` : String(points);
@@ -43,7 +45,9 @@ export class HandReview {
     this.pageOf = pageOf;
     this.hand = null;
     this.step = 0;
+    this.returnTo = null;
     document.addEventListener("keydown", (event) => this.dialog.open && this.key(event));
+    dialog.addEventListener("close", () => this.returnTo?.isConnected && this.returnTo.focus());
   }
 
   get steps() {
@@ -52,6 +56,7 @@ export class HandReview {
 
   /** @param {import('./protocol-types.js').FinishedHand} hand */
   open(hand) {
+    if (!this.dialog.open) this.returnTo = document.activeElement;
     this.hand = hand;
     this.step = this.steps; // the end of the hand first: the score change, the last trick
     this.draw();
@@ -107,7 +112,14 @@ export class HandReview {
             hand.dealer === seat ? el("span", { class: "chip dealer" }, "Dealer") : null),
           el("div", { class: "review-cards", role: "group", "aria-label": `${nameOf(seat)}'s cards` },
             sortHand(cards, { deck }).map((card, index) => keyed(cardFace(card), `${card}${index}`)))))),
-      this.scoreChange(page, names));
+      this.scoreChange(page, names),
+      el("p", { key: "said", class: "visually-hidden", "aria-live": "polite" }, this.stepWords(page, state.trick)));
+  }
+
+  /** The step in words: "Trick 3 of 13: You led the five of hearts, ... Ann took it." */
+  stepWords(page, trick) {
+    if (!trick) return `Hand ${this.hand.hand}: the deal.`;
+    return `Trick ${this.step} of ${this.steps}: ${playsWords(page, trick.cards)}. ${seatWords(page, trick.winner)} took it.`;
   }
 
   trickBox(trick, nameOf) {

@@ -150,7 +150,7 @@ function nilLines(page, result) {
 }
 
 /** Penalties and bonuses of one side in plain words ("10 bags: -100"). */
-function sideExtras(rules, side) {
+export function sideExtras(rules, side) {
   const words = [];
   if (side.bag_penalty) {
     const times = Math.max(1, Math.round(side.bag_penalty / (rules.bag_penalty || side.bag_penalty)));

@@ -34,3 +34,32 @@ export function sideOfSeat(sides, seat) {
 export function sideName(sides, index, seatNames) {
   return sides[index].map((seat) => seatNames[seat] || `Seat ${seat + 1}`).join(" & ");
 }
+
+// Where a seat is, in words, for a player (from their seat) and for a spectator (who
+// looks from seat 0's side): a bot is named by its place on this screen, never by the
+// compass name the server gives it, which would not match the screen of every viewer.
+const PLACE_WORDS = {
+  bottom: ["", "at the bottom"],
+  left: ["on your left", "on the left"],
+  "top-left": ["across on your left", "at the top left"],
+  top: ["across", "at the top"],
+  "top-right": ["across on your right", "at the top right"],
+  right: ["on your right", "on the right"],
+};
+
+/**
+ * Who sits in `seat`, as said to the viewer: "You", a person's name, "Bot on your left"
+ * ("Bot on the left" to a spectator), or "Empty seat across".
+ */
+export function seatWords(page, seat) {
+  if (seat === page.seat) return "You";
+  const info = page.table.seats[seat];
+  if (info?.name && !info.bot) return info.name;
+  const place = PLACE_WORDS[seatPosition(seat, page.table.rules.players, page.seat)][page.seat === null ? 1 : 0];
+  return `${info?.bot ? "Bot" : "Empty seat"} ${place}`;
+}
+
+/** "You and Bot across": the members of side `index` in seatWords. */
+export function sideWords(page, index) {
+  return page.sides[index].map((seat) => seatWords(page, seat)).join(" and ");
+}

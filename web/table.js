@@ -1,25 +1,31 @@
 // The table page: seats, trick, hand, decisions, score pad and chat, drawn from each
 // `state` message, plus the links to the table, the rules, the series tally, the host's
-// controls, the turn timer, turn cues, hints and the review of finished hands.
+// controls, the turn timer, turn cues, hints and the review of finished hands; for
+// the ear and the keyboard, the announcements (announce.js) and the single keys (keys.js);
+// the comfort settings (comfort.js); the service worker that makes the page installable.
 // Every panel is built afresh and patched into the page (dom.js), so only what changed
 // changes on screen: focus, open panels, selections and scroll positions stay.
 // The only game logic here is display: the server's `legal` list says what the player
 // may do, and the server decides who is the host.
 
+import { Announcer, turnWords } from "/static/announce.js";
 import { decisionPanel } from "/static/bidding.js";
 import { ChatPanel } from "/static/chat.js";
+import { bindComfortControls } from "/static/comfort.js";
 import { TableConnection } from "/static/connection.js";
 import { isMyTurn, TurnCues } from "/static/cues.js";
 import { api, el, fill, patch, remembered, setText } from "/static/dom.js";
 import { renderHand } from "/static/hand.js";
 import { renderHostPanel } from "/static/host.js";
+import { registerServiceWorker } from "/static/install.js";
+import { TableKeys } from "/static/keys.js";
 import {
   absoluteContinueLink, continueLink, hostKey, inviteKey, inviteLink, linkField, readFragment,
   seatKey, showLinkDialog, watchLink,
 } from "/static/links.js";
 import { downloadRecord, HandReview } from "/static/review.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
-import { gameOverPanel, handSummary, renderScorepad } from "/static/scorepad.js";
+import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { renderSeats } from "/static/seats.js";
 import { sideName, sidesOf } from "/static/seating.js";
 import { TurnClock } from "/static/timer.js";
@@ -64,7 +70,8 @@ const page = {
 readFragment(tableId);
 
 const trick = new TrickDisplay($("trick"));
-const clock = new TurnClock($("timer-alert"));
+const announcer = new Announcer($("announcements"), (side) => sideExtras(page.table.rules, side));
+const clock = new TurnClock($("timer-alert"), () => announcer.allows(true));
 const connection = new TableConnection(tableId, {
   token: () => remembered.get(SEAT_KEY)?.token ?? null,
   hostToken: () => remembered.get(HOST_KEY),
@@ -78,6 +85,13 @@ const connection = new TableConnection(tableId, {
 const chat = new ChatPanel((text) => connection.chat(text));
 const cues = new TurnCues();
 const review = new HandReview($("review-dialog"), () => page);
+const keys = new TableKeys({
+  page: () => page,
+  say: (text) => announcer.say(text),
+  secondsLeft: () => clock.secondsLeft(),
+  spadesFirst: () => remembered.get(SPADES_FIRST_KEY, false),
+  help: $("keys-dialog"),
+});
 
 function nameOf(seat) {
   return page.table?.seats[seat]?.name || `Seat ${seat + 1}`;
@@ -138,6 +152,7 @@ function receiveState(message, { answersHello }) {
   if (answersHello) chat.replace(message.chat);
   const handBefore = page.view?.hand_number;
   const firstState = page.table === null;
+  const before = { table: page.table, view: page.view, seat: page.seat };
   const lastHand = message.state?.last_hand ?? null;
   if (lastHand && lastHand.hand_number !== page.summary?.hand_number) {
     page.summary = lastHand;
@@ -159,6 +174,7 @@ function receiveState(message, { answersHello }) {
   followHistory();
   render();
   cues.receive(page);
+  if (!firstState) announcer.receive(before, page);
 }
 
 /** Fetch the hand-by-hand history for the score pad whenever a hand finishes. */
@@ -363,30 +379,6 @@ function renderRulesPanel() {
     el("ul", { class: "rules-worth small" }, words.worth.map((line) => el("li", {}, line))));
 }
 
-function turnWords() {
-  const { view, table } = page;
-  if (table.status === "ended") return "";
-  if (!view) {
-    const seated = table.seats.filter((seat) => seat.name !== null).length;
-    return `Waiting for players: ${seated} of ${table.seats.length} seats taken.`;
-  }
-  if (view.phase === "over") return "Game over.";
-  const { turn } = view;
-  const mine = turn.includes(page.seat);
-  const others = turn.filter((seat) => seat !== page.seat).map(nameOf).join(" and ");
-  const doing = {
-    blind: ["Your turn: blind nil or not?", "deciding on blind nil"],
-    pass: ["Your turn: choose the cards to pass", "choosing cards to pass"],
-    draw: ["Your turn: keep or discard the card", "drawing"],
-    bid: ["Your turn to bid", "bidding"],
-    play: ["Your turn: play a card", "to play"],
-  }[view.phase] || ["Your turn", "to act"];
-  if (mine) return doing[0];
-  if (!others) return "";
-  const verb = view.phase === "play" ? "" : (turn.length > 1 ? "are " : "is ");
-  return `${others} ${verb}${doing[1]}`;
-}
-
 function seatPicker() {
   if (!page.mayJoin) {
     return el("div", { key: "private", class: "panel-inner seat-picker private" },
@@ -467,16 +459,28 @@ function renderActionPanel() {
   if (decision && focusIsFree()) panel.querySelector("button:not([disabled])")?.focus({ preventScroll: true });
 }
 
-/** Moving the focus for the player is fine unless they are busy elsewhere (chat, link). */
+/**
+ * Moving the focus for the player is fine unless they are busy elsewhere (chat, link):
+ * it is free on the page, the hand, the decision, or the table where keepFocus left it.
+ */
 function focusIsFree() {
   const active = document.activeElement;
-  return !active || active === document.body || $("hand").contains(active) || $("action-panel").contains(active);
+  return !active || active === document.body || active === $("felt-area") ||
+    $("hand").contains(active) || $("action-panel").contains(active);
+}
+
+/** Shut the last-trick panel; the focus goes back to its button if it was inside. */
+function closeLastTrick() {
+  const panel = $("last-trick");
+  const inside = panel.contains(document.activeElement);
+  panel.hidden = true;
+  if (inside) $("last-trick-button").focus();
 }
 
 function renderLastTrickButton() {
   const button = $("last-trick-button");
   button.hidden = !page.view?.last_trick;
-  if (!$("last-trick").hidden) renderLastTrick($("last-trick"), page);
+  if (!$("last-trick").hidden) renderLastTrick($("last-trick"), page, closeLastTrick);
 }
 
 function drawHand() {
@@ -484,12 +488,27 @@ function drawHand() {
     act,
     redraw: render,
     focusIsFree,
+    say: (text) => announcer.say(text),
     spadesFirst: remembered.get(SPADES_FIRST_KEY, false),
   });
 }
 
+/**
+ * A state or a move took the focused control away (a bid sent, a card played, a panel
+ * closed): the focus goes to the decision offered, else the hand, else the table, never
+ * back to the top of the page.
+ */
+function keepFocus(had) {
+  if (!had || had === document.body || document.activeElement !== document.body) return;
+  const next = $("action-panel").querySelector("button:not([disabled])")
+    || $("hand").querySelector('[tabindex="0"]')
+    || $("felt-area");
+  next.focus({ preventScroll: true });
+}
+
 function render() {
   if (!page.table) return;
+  const focused = document.activeElement;
   document.body.dataset.phase = page.view?.phase || page.table.status;
   document.body.dataset.role = page.seat === null ? "spectator" : "player";
   page.hinted = currentHint();
@@ -504,7 +523,7 @@ function render() {
     page.table.status === "ended";
   renderHostPanel($("host-panel"), page, hostHooks);
   trick.update(page);
-  setText($("turn-label"), turnWords());
+  setText($("turn-label"), turnWords(page, nameOf));
   renderActionPanel();
   renderCentre();
   drawHand();
@@ -516,6 +535,7 @@ function render() {
   renderRulesPanel();
   renderCueSwitches();
   renderHintButton();
+  keepFocus(focused);
 }
 
 function renderCueSwitches() {
@@ -586,15 +606,18 @@ function setUpControls() {
     const panel = $("last-trick");
     panel.hidden = !panel.hidden;
     if (!panel.hidden) {
-      renderLastTrick(panel, page);
+      renderLastTrick(panel, page, closeLastTrick);
       panel.querySelector("button")?.focus();
     }
   });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
-    $("last-trick").hidden = true;
+    if (!$("last-trick").hidden) closeLastTrick();
     showPanels(false);
   });
+  $("keys-button").addEventListener("click", () => keys.openHelp());
+  $("keys-close").addEventListener("click", () => $("keys-dialog").close());
+  bindComfortControls();
 }
 
 /** On small screens the side panels fold away; the toggle brings them over the table. */
@@ -617,6 +640,7 @@ async function loadPresets() {
 
 setUpLinks();
 setUpControls();
+registerServiceWorker();
 loadPresets();
 showBanner("Connecting…", "connecting");
 connection.connect();

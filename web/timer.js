@@ -2,7 +2,7 @@
 // from the state's `deadline` and corrected by `server_time` (the server's clock when it
 // made the message), so a wrong clock on this device does not matter. In the last
 // HURRY seconds the player whose turn it is sees it in colour and in words, and a
-// screen reader hears it once.
+// screen reader hears it once (unless the player turned announcements off).
 
 import { el } from "/static/dom.js";
 
@@ -15,9 +15,13 @@ function timeOf(iso) {
 }
 
 export class TurnClock {
-  /** @param {HTMLElement} announcer an aria-live region for the one "seconds left" alert */
-  constructor(announcer) {
+  /**
+   * @param {HTMLElement} announcer an aria-live region for the one "seconds left" alert
+   * @param {() => boolean} allowed whether the player wants it said
+   */
+  constructor(announcer, allowed = () => true) {
     this.announcer = announcer;
+    this.allowed = allowed;
     this.deadline = null;
     this.offset = 0; // server clock minus ours
     this.mine = false;
@@ -77,7 +81,7 @@ export class TurnClock {
     const left = this.secondsLeft();
     if (this.mine && left !== null && left <= HURRY_SECONDS && left > 0 && this.announced !== this.deadline) {
       this.announced = this.deadline;
-      this.announcer.textContent = `${left} seconds left for your move!`;
+      if (this.allowed()) this.announcer.textContent = `${left} seconds left for your move!`;
     }
   }
 }

@@ -3,7 +3,7 @@
 // never blocked while this plays out. Also the one-click review of the last trick.
 // Cards are keyed by seat and card, so a card already on the felt is not drawn again.
 
-import { cardFace, cardName, cardShort } from "/static/cards.js";
+import { cardFace, cardName, cardShort, suitClasses } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
 import { seatPosition } from "/static/seating.js";
 
@@ -83,8 +83,8 @@ export class TrickDisplay {
   }
 }
 
-/** The last-trick review panel: who played what, and who took it. */
-export function renderLastTrick(container, page) {
+/** The last-trick review panel: who played what, and who took it; `close()` shuts it. */
+export function renderLastTrick(container, page, close) {
   const last = page.view?.last_trick ?? null;
   if (!last) {
     patch(container, el("p", {}, "No trick has been played yet."));
@@ -96,7 +96,7 @@ export function renderLastTrick(container, page) {
     el("ol", { class: "last-trick-list" }, last.cards.map((play) =>
       el("li", { class: play.seat === last.winner ? "winner" : "" },
         el("span", {}, nameOf(play.seat)),
-        el("span", { class: `short ${"HD".includes(play.card[1]) || play.card === "BJ" ? "red" : "black"}`, "aria-label": cardName(play.card) }, cardShort(play.card)),
+        el("span", { class: `short ${suitClasses(play.card)}`, "aria-label": cardName(play.card) }, cardShort(play.card)),
         play.seat === last.winner ? el("strong", {}, " took it") : null))),
-    el("button", { type: "button", class: "close", onclick: () => { container.hidden = true; } }, "Close"));
+    el("button", { type: "button", class: "close", onclick: close }, "Close"));
 }

@@ -2,21 +2,46 @@
 
 from __future__ import annotations
 
+import os
+
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+from starlette.types import Scope
 
 from server import shipped
 
 WEB = shipped("web")
 
+# Every file of the client is checked with the server at each use (the ETag makes that
+# a 304 when nothing changed): a browser never keeps running an old client beside a new
+# server, and the service worker's copy is refreshed on every load it is online for.
+REVALIDATE = {"Cache-Control": "no-cache"}
+
 router = APIRouter(include_in_schema=False)
+
+
+class ClientFiles(StaticFiles):
+    """`web/` under /static/, each answer revalidated (`REVALIDATE`)."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers.update(REVALIDATE)
+        return response
 
 
 def page(name: str) -> FileResponse:
     path = WEB / name
     if not path.is_file():
         raise HTTPException(404, f"The web client has no {name} yet.")
-    return FileResponse(path, media_type="text/html")
+    return FileResponse(path, media_type="text/html", headers=REVALIDATE)
 
 
 @router.get("/")
@@ -28,6 +53,13 @@ async def lobby() -> FileResponse:
 async def table_page(table_id: str, request: Request) -> FileResponse:
     await request.app.state.hub.room(table_id)
     return page("table.html")
+
+
+@router.get("/sw.js")
+async def service_worker() -> FileResponse:
+    """The client's service worker (web/sw.js), at the top of the site: a worker's scope
+    is at most its own folder, and it must cover the lobby and every table page."""
+    return FileResponse(WEB / "sw.js", media_type="text/javascript", headers=REVALIDATE)
 
 
 @router.get("/favicon.ico")
