@@ -56,7 +56,8 @@ def free_port() -> int:
 class LiveServer:
     """One uvicorn process (`--ws websockets-sansio`, then `options`) serving `app` on
     127.0.0.1; bots at delay 0, HTTP writes and chat at up to 1000/s a client, unless
-    `env` says otherwise. `profile`: under `py-spy record`, written there on `stop`."""
+    `env` says otherwise. `profile`: under `py-spy record`, written there on `stop`.
+    `root`: the project it runs from (this checkout unless a test gives a copy)."""
 
     def __init__(
         self,
@@ -68,7 +69,9 @@ class LiveServer:
         env: dict[str, str] | None = None,
         options: Sequence[str] = (),
         profile: Path | None = None,
+        root: Path = ROOT,
     ) -> None:
+        self.root = root
         self.port = port or free_port()
         self.command = [sys.executable, "-m", "uvicorn", app, "--ws", "websockets-sansio"]
         self.command += [*options, "--host", "127.0.0.1", "--port", str(self.port)]
@@ -106,7 +109,7 @@ class LiveServer:
     def start(self, timeout: float = 60) -> LiveServer:
         """Start the process and wait until /healthz answers."""
         self.process = subprocess.Popen(
-            self.command, cwd=ROOT, env=self.env, stdout=self.log, stderr=self.log
+            self.command, cwd=self.root, env=self.env, stdout=self.log, stderr=self.log
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import live_server
+from bench.harness.server import LiveServer
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT
-from tests.live_server import LiveServer
 
 pytestmark = pytest.mark.browser
 
@@ -67,15 +66,14 @@ def test_manifest_and_worker_make_the_table_installable(browser, server, tmp_pat
 
 
 @pytest.fixture
-def own_copy(tmp_path, monkeypatch) -> Iterator[tuple[LiveServer, Path]]:
+def own_copy(tmp_path) -> Iterator[tuple[LiveServer, Path]]:
     """A server running from a copy of the project, whose web/ the test may change."""
     copy = tmp_path / "project"
     ignore = shutil.ignore_patterns("__pycache__")
     for folder in ("server", "web", "migrations"):
         shutil.copytree(ROOT / folder, copy / folder, ignore=ignore)
     shutil.copy(ROOT / "alembic.ini", copy / "alembic.ini")
-    monkeypatch.setattr(live_server, "ROOT", copy)
-    with LiveServer(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}") as copied:
+    with LiveServer(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}", root=copy) as copied:
         yield copied, copy / "web"
 
 
