@@ -16,8 +16,9 @@ write failures (`spades_errors_total{where="store"}` and `{where="store_retry"}`
 over the second half of the run), and the `database is locked` lines of the server's log,
 then a verdict line; exits 1 on FAIL. Rooms of finished games stay in memory until
 `SPADES_ROOM_IDLE_SECONDS` (300 s in production); the soak sets it to `--room-idle` (60 s)
-so that the run reaches the steady state whose memory must stay flat. `--max-slope`
-(2 MB/min) lies between the warm-up still seen in a 5-minute run's second half (about
+so that the run reaches the steady state whose memory must stay flat; from a run of twice
+`--settled` (180 s), RSS at the end must be within `--max-growth` (20 %) of its value then.
+`--max-slope` (2 MB/min) lies between the warm-up still seen in a 5-minute run's second half (about
 1 MB/min) and a leak of every finished game's room (about 68 KiB each, bench/lobby.py:
 2.7 MB/min at 40 games a minute); the slope is judged from `--seconds 120` up.
 
@@ -283,6 +284,7 @@ def verdict(
         f"server log: {locked} '{LOCKED}' lines, {not_stored} 'action not stored' lines, "
         f"{reloaded} tables reloaded after a failed write"
     )
+    reasons = []
     rss_slope = 0.0
     if soak.rss:
         values = [mb for _, mb in soak.rss]
@@ -297,10 +299,18 @@ def verdict(
         )
         if not judged:
             rss_slope = 0.0
+        settled = [mb for t, mb in soak.rss if t >= args.settled]
+        if args.seconds >= 2 * args.settled and settled:
+            growth = values[-1] / settled[0] - 1
+            print(
+                f"RSS MB at {args.settled:g} s {settled[0]:.1f}, at the end {values[-1]:.1f}: "
+                f"{growth:+.0%} (at most {args.max_growth:+.0%})"
+            )
+            if growth > args.max_growth:
+                reasons.append(f"RSS grew {growth:.0%} after {args.settled:g} s")
     print(f"HTTP errors: {len(soak.http_errors)}")
     for failure in soak.http_errors[:5]:
         print(f"  {failure}")
-    reasons = []
     if not alive:
         reasons.append("the server exited")
     if soak.games == 0:
@@ -340,6 +350,12 @@ def main() -> int:
     parser.add_argument("--drain", type=float, default=60, help="time for live games to end")
     parser.add_argument("--poll", type=float, default=1.0, help="seconds between GETs")
     parser.add_argument("--rss-every", type=float, default=2.0)
+    parser.add_argument(
+        "--settled", type=float, default=180.0, help="seconds after which memory must level off"
+    )
+    parser.add_argument(
+        "--max-growth", type=float, default=0.2, help="RSS growth allowed after --settled"
+    )
     parser.add_argument("--room-idle", type=float, default=60, help="SPADES_ROOM_IDLE_SECONDS")
     parser.add_argument(
         "--max-slope", type=float, default=2.0, help="RSS growth allowed, MB/min (see above)"

@@ -123,16 +123,10 @@ class Presence:
         await self.changes.run(room, seats.away, seat)
 
     def departure(self, room: Room, listener: Listener) -> Effects:
-        def depart(room: Room) -> None:
-            room.listeners.discard(listener)
-            room.host_listeners.discard(listener)
-            room.holders.pop(listener, None)
-            self.uncount(listener)
-
-        return Effects(sockets=depart)
+        return Effects(sockets=lambda room: self.closed(room, listener))
 
     def closed(self, room: Room, listener: Listener) -> None:
-        """A socket closed while the server shuts down: only forgotten."""
+        """A socket is gone from the room (as a change, or at shut-down): forgotten."""
         room.listeners.discard(listener)
         room.host_listeners.discard(listener)
         room.holders.pop(listener, None)
