@@ -115,7 +115,7 @@ class Presence:
         """A socket is gone: it stops being counted, and its seat goes away when no socket
         holds it any more, here or in another live process."""
         seat = listener.seat
-        await self.changes.run(room, self.departure, listener)
+        room = await self.changes.run(room, self.departure, listener)
         if seat is None or seat in room.held_seats():
             return
         if await self.notices.seat_closed(room.id, seat):
