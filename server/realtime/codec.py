@@ -164,22 +164,29 @@ class StateEncoder:
     True
     """
 
-    __slots__ = ("_game", "_log_json")
+    __slots__ = ("_entries", "_game", "_log_json")
 
     def __init__(self) -> None:
         # The game the kept JSON belongs to (held, so that `is` cannot be fooled by a new
-        # one at a freed one's address), and the JSON of each of its log entries so far.
+        # one at a freed one's address), the JSON of its log so far, comma-separated (one
+        # buffer: each `orjson.dumps` result kept alone would hold about 4 KB), and how
+        # many entries that is.
         self._game: Game | None = None
-        self._log_json: list[bytes] = []
+        self._log_json = bytearray()
+        self._entries = 0
 
     def json(self, game: Game) -> bytes:
         if game is not self._game:
-            self._game, self._log_json = game, []
+            self._game, self._log_json, self._entries = game, bytearray(), 0
         log_json = self._log_json
-        log_json.extend(orjson.dumps(entry) for entry in game.log_since(len(log_json)))
+        for entry in game.log_since(self._entries):
+            if self._entries:
+                log_json += b","
+            log_json += orjson.dumps(entry)
+            self._entries += 1
         state = {
             **game.current_state(),
             "hand_results": game.hand_results,
-            "log": orjson.Fragment(b"[%s]" % b",".join(log_json)),
+            "log": orjson.Fragment(b"[%s]" % log_json),
         }
         return orjson.dumps(state)
