@@ -1,4 +1,8 @@
-"""Dealing: this table's deck checked, and the seeded shuffle every hand is dealt from."""
+"""Dealing: this table's deck checked, the seeded shuffle, and each hand's deal.
+
+A game's hands are dealt from the decks it was given, then from its seed: the same seed
+always gives the same deals, so a restored game deals exactly as the original would have.
+"""
 
 from __future__ import annotations
 
@@ -49,3 +53,30 @@ def checked_deck(rules: Rules, deck: object) -> list[int]:
             f"a deck must hold exactly the {sum(expected.values())} cards of this table"
         )
     return [INDEX[code] for code in deck]
+
+
+def hand_deck(decks: list[list[int]], base: list[int], seed: int | str, index: int) -> list[int]:
+    """The deck of hand ``index`` (0-based) in deal order, a fresh list: ``decks[index]``
+    when given, else ``base`` (the table's cards) shuffled from ``seed``."""
+    if index < len(decks):
+        return list(decks[index])
+    deck = list(base)
+    shuffle(deck, random.Random(f"spades:{seed}:hand:{index}"))
+    return deck
+
+
+def deal(deck: list[int], players: int, dealer: int) -> tuple[list[list[int]], list[int]]:
+    """Each seat's cards and the stock: one card at a time from the dealer's left; two
+    players take theirs from the stock instead (the draw), so the whole deck is the stock.
+
+    >>> deal(list(range(8)), 4, dealer=3)
+    ([[0, 4], [1, 5], [2, 6], [3, 7]], [])
+    >>> deal(list(range(4)), 2, dealer=0)
+    ([[], []], [0, 1, 2, 3])
+    """
+    if players == 2:
+        return [[], []], deck
+    hands: list[list[int]] = [[] for _ in range(players)]
+    for offset in range(players):
+        hands[(dealer + 1 + offset) % players] = deck[offset::players]
+    return hands, []
