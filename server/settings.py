@@ -75,10 +75,10 @@ class Settings(BaseSettings):
     # keep a flood out and let hundreds of players in. Over any of them a socket is
     # closed with 1013.
     # Open WebSockets one client address may hold.
-    ws_per_address: int = Field(default=1000, ge=1)
+    ws_per_address: int = Field(default=500, ge=1)
     # New WebSockets one client address may open, as `limits` reads a rate (a moving window:
     # all at once after a restart, then as the window moves).
-    ws_new_per_address: str = "1000/minute"
+    ws_new_per_address: str = "500/minute"
     # Open WebSockets one client address may hold at one table.
     ws_per_table_per_address: int = Field(default=100, ge=1)
     # Comma-separated origins (`https://spades.example.com`, or `*` for any) whose pages may
