@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from pathlib import Path
 
 import httpx
 import pytest
-import websockets
 
 from server.engine import Rules
 from server.settings import Settings
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
-from tests.realtime.test_socket_limits import dropped, served_with
+from tests.realtime.test_socket_limits import (
+    dropped,
+    served_again,
+    served_with,
+    socket_result,
+)
 
 WAIT = 10.0
 OTHER_ADDRESS = "127.0.0.2"
@@ -32,20 +35,6 @@ OTHER_ADDRESS = "127.0.0.2"
 @pytest.fixture
 def database_url(tmp_path: Path) -> str:
     return f"sqlite+aiosqlite:///{tmp_path / 'db' / 'spades.db'}"
-
-
-async def opened(address: str, table_id: str, source: str | None = None) -> tuple[int, str] | None:
-    """Open a socket to the table and say hello: None if it is served, else the (code,
-    reason) it was closed with."""
-    options = {} if source is None else {"local_addr": (source, 0)}
-    async with websockets.connect(f"ws://{address}/ws/tables/{table_id}", **options) as ws:
-        try:
-            await ws.send(json.dumps({"type": "hello", "token": None, "version": None}))
-            message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
-        except websockets.ConnectionClosed:
-            return ws.close_code, ws.close_reason
-        assert message["type"] == "state"
-        return None
 
 
 async def test_a_hundred_sockets_from_one_address_play_as_usual(settings):
@@ -83,7 +72,7 @@ async def flood(address: str, table_id: str, count: int) -> list[tuple[int, str]
     """`count` new sockets from 127.0.0.1, 50 at a time, each closed once answered."""
     results: list[tuple[int, str] | None] = []
     for start in range(0, count, 50):
-        batch = [opened(address, table_id) for _ in range(min(50, count - start))]
+        batch = [socket_result(address, table_id) for _ in range(min(50, count - start))]
         results += await asyncio.gather(*batch)
     return results
 
@@ -106,8 +95,8 @@ async def test_a_flood_of_new_sockets_from_one_address_is_refused(settings):
         assert set(refused) == {(1013, "too many new connections from your address")}
         assert dropped("new_per_address") == before + len(refused)
         # Closed sockets free no budget: the window does.
-        assert await opened(address, table_id) is not None
-        assert await opened(address, table_id, OTHER_ADDRESS) is None
+        assert await socket_result(address, table_id) is not None
+        assert await socket_result(address, table_id, source=OTHER_ADDRESS) is None
         await player.send({"type": "ping"})
         assert (await player.until(lambda m: m["type"] == "pong"))["type"] == "pong"
         assert player.close_code is None
@@ -123,7 +112,7 @@ async def test_the_default_budget_takes_a_classroom_at_once_and_stops_a_flood(se
         results = await flood(address, table_id, 510)
         assert results[:500] == [None] * 500
         assert set(results[500:]) == {(1013, "too many new connections from your address")}
-        assert await opened(address, table_id, OTHER_ADDRESS) is None
+        assert await socket_result(address, table_id, source=OTHER_ADDRESS) is None
 
 
 async def test_one_table_takes_at_most_ws_per_table_per_address_sockets_from_one_address(
@@ -138,17 +127,14 @@ async def test_one_table_takes_at_most_ws_per_table_per_address_sockets_from_one
             await watcher.connect()
         before = dropped("per_table")
         refused = (1013, "too many connections to this table from your address")
-        assert await opened(address, first) == refused
+        assert await socket_result(address, first) == refused
         assert dropped("per_table") == before + 1
         # Another table, or the same table from another address, is served.
-        assert await opened(address, second) is None
-        assert await opened(address, first, OTHER_ADDRESS) is None
+        assert await socket_result(address, second) is None
+        assert await socket_result(address, first, source=OTHER_ADDRESS) is None
         # A closed socket frees its place at the table.
         await watchers[0].close()
-        deadline = time.monotonic() + WAIT
-        while await opened(address, first) is not None:
-            assert time.monotonic() < deadline, "the closed socket's place was never freed"
-            await asyncio.sleep(0.05)
+        await served_again(address, first)
         for watcher in watchers[1:]:
             with contextlib.suppress(Exception):
                 await watcher.close()

@@ -426,10 +426,7 @@ async def test_one_address_holds_at_most_ws_per_address_sockets(settings):
         assert dropped("per_address") == before + 1
         # A closed socket frees its place (once the server has seen it close).
         await clients[0].close()
-        deadline = time.monotonic() + WAIT
-        while await socket_result(address, table_id) is not None:
-            assert time.monotonic() < deadline, "the closed socket's place was never freed"
-            await asyncio.sleep(0.05)
+        await served_again(address, table_id)
         for client in clients[1:]:
             await client.close()
 
@@ -438,12 +435,14 @@ async def test_one_address_holds_at_most_ws_per_address_sockets(settings):
 
 
 async def socket_result(
-    address: str, table_id: str, origin: str | None = None
+    address: str, table_id: str, origin: str | None = None, source: str | None = None
 ) -> tuple[int, str] | None:
-    """None if the socket is served (its hello answered), else its (close code, reason)."""
+    """None if the socket is served (its hello answered), else its (close code, reason);
+    sent with this `Origin`, from this `source` address (a loopback one)."""
     headers = {} if origin is None else {"Origin": origin}
+    options = {} if source is None else {"local_addr": (source, 0)}
     async with websockets.connect(
-        f"ws://{address}/ws/tables/{table_id}", additional_headers=headers
+        f"ws://{address}/ws/tables/{table_id}", additional_headers=headers, **options
     ) as ws:
         try:  # the close may come before the hello is sent
             await ws.send(json.dumps({"type": "hello", "token": None, "version": None}))
@@ -452,6 +451,14 @@ async def socket_result(
             return ws.close_code, ws.close_reason
         assert message["type"] == "state"
         return None
+
+
+async def served_again(address: str, table_id: str) -> None:
+    """Wait until a new socket to the table is served: a closed one has freed its place."""
+    deadline = time.monotonic() + WAIT
+    while await socket_result(address, table_id) is not None:
+        assert time.monotonic() < deadline, "the closed socket's place was never freed"
+        await asyncio.sleep(0.05)
 
 
 async def origin_result(address: str, table_id: str, origin: str | None) -> int | None:
