@@ -28,7 +28,6 @@ from tests.realtime.test_socket_limits import (
     socket_result,
 )
 
-WAIT = 10.0
 OTHER_ADDRESS = "127.0.0.2"
 
 
