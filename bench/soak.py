@@ -183,6 +183,7 @@ async def run(args: argparse.Namespace, url: str) -> bool:
         "SPADES_BOT_DELAY": "0",
         "SPADES_ROOM_IDLE_SECONDS": str(args.room_idle),
         "SPADES_WS_PER_ADDRESS": str(2 * args.tables + 16),
+        "SPADES_WS_NEW_PER_ADDRESS": "100000/second",
         "SPADES_HTTP_RATE_LIMIT": "100000/second",
         "SPADES_LOG_LEVEL": "WARNING",
     }

@@ -22,7 +22,7 @@ from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import ops, pages, sockets, tables
-from server.api.ratelimit import WriteLimiter
+from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
 from server.api.wire import FramePath
 from server.observability import ERRORS, configure_logging
@@ -159,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(BodyLimit, timeout=settings.body_timeout_seconds)
     app.add_middleware(sockets.KeepServerSend)
+    app.add_middleware(UntrustedForwarding)
     add_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(tables.router)

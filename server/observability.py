@@ -53,14 +53,27 @@ BOT_DECISIONS = Histogram(
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
 SOCKETS_DROPPED = Counter(
     "spades_sockets_dropped_total",
-    "WebSockets the server closed or refused to protect itself and its players",
+    "WebSockets refused, dropped or found closing, by reason",
     ["reason"],
-)  # reason: too_slow | per_address | origin_not_allowed | server_error
+)  # reason: one of DROP_REASONS
 
-# Both roles exist from the start, so a dashboard shows 0 rather than "no data".
+# Why a socket was refused or dropped: a client too slow to read; over a cap or budget of its
+# address (sockets open, open at one table, new ones); a page of another origin; a message
+# the server could not send; and a message for a socket already closing (its peer left, or
+# uvicorn closed it: no fault of the server's).
+DROP_REASONS = (
+    "too_slow",
+    "per_address",
+    "per_table",
+    "new_per_address",
+    "origin_not_allowed",
+    "server_error",
+    "closed",
+)
+# Every role and reason exists from the start, so a dashboard shows 0 rather than "no data".
 for _role in ("player", "spectator"):
     CONNECTED_SOCKETS.labels(role=_role)
-for _reason in ("too_slow", "per_address", "origin_not_allowed", "server_error"):
+for _reason in DROP_REASONS:
     SOCKETS_DROPPED.labels(reason=_reason)
 
 REDACTED = "[redacted]"

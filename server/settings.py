@@ -58,10 +58,11 @@ class Settings(BaseSettings):
     seat_name_max_length: int = 32
     # Per-connection message rate limit, as understood by the `limits` library.
     ws_rate_limit: str = "20/second"
-    # Chat lines per client address, over all its sockets and tables.
-    chat_rate_limit: str = "30/minute"
+    # Chat lines per client address, over all its sockets and tables (a classroom behind one
+    # NAT shares it).
+    chat_rate_limit: str = "120/minute"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
-    http_rate_limit: str = "60/minute"
+    http_rate_limit: str = "300/minute"
     # Per-message deflate on WebSockets (`spades serve`): off by default, since a table's
     # frames are a few KB and each compressing socket costs CPU and a compressor's memory
     # (docs/performance.md, Per-message deflate); on trades them for fewer bytes sent.
@@ -70,8 +71,16 @@ class Settings(BaseSettings):
     # the same bytes (`server.api.wire`); false: every frame through uvicorn's own send.
     direct_frames: bool = True
     # -- Connection limits and trust (docs/operations.md, Security) --
-    # Open WebSockets one client address may hold; one more is closed with 1013.
-    ws_per_address: int = Field(default=32, ge=1)
+    # One client address may be a school's or a carrier's NAT, or a proxy not trusted: these
+    # keep a flood out and let hundreds of players in. Over any of them a socket is
+    # closed with 1013.
+    # Open WebSockets one client address may hold.
+    ws_per_address: int = Field(default=500, ge=1)
+    # New WebSockets one client address may open, as `limits` reads a rate (a moving window:
+    # all at once after a restart, then as the window moves).
+    ws_new_per_address: str = "500/minute"
+    # Open WebSockets one client address may hold at one table.
+    ws_per_table_per_address: int = Field(default=100, ge=1)
     # Comma-separated origins (`https://spades.example.com`, or `*` for any) whose pages may
     # open table sockets besides the server's own origin; browsers send it, scripts need not.
     allowed_origins: str | None = None
@@ -95,7 +104,7 @@ class Settings(BaseSettings):
     # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
     migrate_on_start: bool = True
 
-    @field_validator("ws_rate_limit", "http_rate_limit", "chat_rate_limit")
+    @field_validator("ws_rate_limit", "http_rate_limit", "chat_rate_limit", "ws_new_per_address")
     @classmethod
     def _rate(cls, rate: str) -> str:
         """Refuse a rate the `limits` library cannot read, at start-up, by name."""

@@ -12,6 +12,7 @@ import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import asyncpg
 import httpx
@@ -159,10 +160,16 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
-async def serve(application: FastAPI) -> AsyncIterator[str]:
-    """Serve `application` with real uvicorn on a free port; yields "127.0.0.1:PORT"."""
+async def serve(application: FastAPI, **options: Any) -> AsyncIterator[str]:
+    """Serve `application` with real uvicorn on a free port; yields "127.0.0.1:PORT".
+    `options` go to uvicorn's Config (e.g. `ws_ping_interval`)."""
     config = uvicorn.Config(
-        application, host="127.0.0.1", port=0, ws="websockets-sansio", log_level="warning"
+        application,
+        host="127.0.0.1",
+        port=0,
+        ws="websockets-sansio",
+        log_level="warning",
+        **options,
     )
     server = _QuietServer(config)
     task = asyncio.create_task(server.serve())

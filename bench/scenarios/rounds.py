@@ -76,6 +76,8 @@ def spades_env(args: argparse.Namespace) -> dict[str, str]:
         # pace sends far fewer) unless --message-limit says otherwise.
         "SPADES_WS_RATE_LIMIT": args.message_limit,
         "SPADES_WS_PER_ADDRESS": str(sockets + 16),
+        "SPADES_WS_NEW_PER_ADDRESS": f"{sockets + 16}/second",
+        "SPADES_WS_PER_TABLE_PER_ADDRESS": str(args.spectators + 16),
         "SPADES_SPECTATORS_PER_TABLE": str(max(200, args.spectators)),
     }
 

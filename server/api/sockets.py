@@ -8,10 +8,12 @@ while the queue holds something), so that a slow client never holds a table's lo
 every client receives its messages in version order.
 
 Before a conversation starts the socket's `Origin` must be allowed (a page of another site
-may not drive a player's seat from their browser) and its client address must hold fewer
-than `SPADES_WS_PER_ADDRESS` sockets; otherwise it is accepted and closed at once with a
-code and reason a client can read (1008 "origin not allowed", 1013 "too many connections
-from your address").
+may not drive a player's seat from their browser) and its client address must be within
+its caps and its budget of new sockets (`SocketGuard`); otherwise it is accepted and closed
+at once with a code and reason a client can read (1008 "origin not allowed", 1013 "too
+many ... from your address").
+
+A socket that reads nothing: see docs/protocol.md ("A client that stops reading").
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import types
 import uuid
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
 import orjson
@@ -57,6 +59,7 @@ from server.settings import Settings
 log = structlog.get_logger(__name__)
 
 TABLE_SOCKET_PATH = "/ws/tables/{table_id}"
+Key = TypeVar("Key")
 
 # The largest incoming message, in bytes (UTF-8 for text frames). `spades serve` gives it
 # to uvicorn as `ws_max_size`, so a bigger frame is refused (1009) before it is read whole.
@@ -73,20 +76,35 @@ CLOSE_TOO_MANY = 1013
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 
-def abort_connection(websocket: WebSocket) -> bool:
-    """Cut the TCP connection under `websocket` at once; False if the server hides it.
+def server_transport(asgi_callable: object) -> asyncio.Transport | None:
+    """The asyncio transport under a connection's ASGI `send` or `receive`, or None.
 
-    ASGI has no way to drop a peer that reads nothing: a close frame waits behind the unread
-    data and the transport's own close waits to flush it, for ever. uvicorn's WebSocket
-    protocols (websockets-sansio, websockets, wsproto) hand the app their bound `receive`,
-    whose object holds the asyncio transport: abort that.
+    ASGI tells an app neither that the server has begun closing a connection (uvicorn does
+    so by itself on a frame over the limit, invalid UTF-8 or an unanswered ping) nor how to
+    drop a peer that reads nothing. uvicorn's WebSocket protocols (websockets-sansio,
+    websockets, wsproto) hand the app their bound methods, whose object holds the
+    transport: `is_closing()` answers the first and `abort()` does the second.
     """
-    owner = getattr(getattr(websocket, "_receive", None), "__self__", None)
-    transport = getattr(owner, "transport", None)
-    if transport is None or not hasattr(transport, "abort"):
-        return False
-    transport.abort()
-    return True
+    transport = getattr(getattr(asgi_callable, "__self__", None), "transport", None)
+    return transport if isinstance(transport, asyncio.Transport) else None
+
+
+async def close_socket(
+    websocket: WebSocket, code: int, reason: str, transport: asyncio.Transport | None
+) -> None:
+    """Send the close frame if the socket takes it within CLOSE_TIMEOUT_SECONDS, else cut the
+    connection (`transport`): a peer that reads nothing would never receive the frame. A
+    socket already closed or closing (its peer left, or the server closed it) is left to
+    end as it is: that is no failure of ours."""
+    try:
+        await asyncio.wait_for(websocket.close(code, reason), CLOSE_TIMEOUT_SECONDS)
+    except TimeoutError:
+        if transport is None:
+            log.warning("socket could not be cut: no transport")
+        else:
+            transport.abort()
+    except Exception:  # already closed or closing: nothing left to do
+        return
 
 
 @types.coroutine
@@ -122,6 +140,7 @@ class SocketListener:
         "seat",
         "send_asgi",
         "table_id",
+        "transport",
         "websocket",
         "writer",
     )
@@ -144,6 +163,8 @@ class SocketListener:
         # `send` writes itself when nothing stands in the way (`server.api.wire`); None
         # when `frames` says every frame goes through uvicorn's `send`.
         self.direct = frames.protocol(send_asgi) if frames is not None else None
+        # The connection's transport: whether the server is closing it, and cutting it.
+        self.transport = server_transport(send_asgi)
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
@@ -214,12 +235,11 @@ class SocketListener:
             waiting = send.send(None)
         except StopIteration:
             return
-        except (WebSocketDisconnect, OSError):  # the peer went away (ASGI says OSError)
-            self.dropped = True
-            return
         except Exception as problem:
-            self._failed("socket message could not be sent", item, problem)
-            self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
+            if self._not_sent(item, problem):
+                self.writer = asyncio.create_task(
+                    self.close_now(CLOSE_SERVER_ERROR, "server error")
+                )
             return
         self.queue = deque()
         self.writer = asyncio.create_task(self.write(send, waiting, item))
@@ -256,15 +276,8 @@ class SocketListener:
         await self.close_now(code, reason)
 
     async def close_now(self, code: int, reason: str) -> None:
-        """Send the close frame if the socket takes it within CLOSE_TIMEOUT_SECONDS, else
-        cut the connection: a peer that reads nothing would never receive the frame anyway."""
-        try:
-            await asyncio.wait_for(self.websocket.close(code, reason), CLOSE_TIMEOUT_SECONDS)
-        except TimeoutError:
-            if not abort_connection(self.websocket):
-                log.warning("socket could not be cut: no transport", table=self.table_id)
-        except Exception:  # already closed: nothing left to do
-            return
+        """Close with `code`, or cut the connection if the close frame cannot go."""
+        await close_socket(self.websocket, code, reason, self.transport)
 
     async def write(
         self,
@@ -276,8 +289,8 @@ class SocketListener:
         queued messages in order until the mailbox is empty (the writer then ends, and the
         next message is sent at once or starts another), a close is sent, or the socket dies.
 
-        A message that cannot be encoded, or a send that fails for another reason than the
-        peer going away, is logged (the table and the kind of failure, never the message)
+        A message that cannot be encoded, or a send that fails while the socket is not
+        closing (`_not_sent`), is logged (the table and the kind of failure, never the message)
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
         if (
@@ -304,17 +317,38 @@ class SocketListener:
                 return
 
     async def _sent(self, sending: Awaitable[None], item: ServerMessage) -> bool:
-        """Await one send; False once the socket has ended (the peer gone, or the send
-        failed: logged and closed with 1011)."""
+        """Await one send; False once the socket has ended (closing, or the send failed:
+        then logged and closed with 1011)."""
         try:
             await sending
-        except (WebSocketDisconnect, OSError):  # the peer went away: the reader sees it too
-            self.dropped = True
-            return False
         except Exception as problem:
-            self._failed("socket message could not be sent", item, problem)
-            await self.close_now(CLOSE_SERVER_ERROR, "server error")
+            if self._not_sent(item, problem):
+                await self.close_now(CLOSE_SERVER_ERROR, "server error")
             return False
+        return True
+
+    def _not_sent(self, item: ServerMessage, problem: Exception) -> bool:
+        """A send of `item` raised `problem`; True if that is the server's own failure (logged
+        and counted: the caller closes with 1011).
+
+        A send to a socket that is closing is an ordinary end, whoever began it: the peer
+        (ASGI raises OSError, Starlette WebSocketDisconnect), or uvicorn itself, which closes
+        a connection on a frame over the limit, invalid UTF-8 or an unanswered ping, and
+        raises RuntimeError at a send in the gap before the reader hears of it. Anyone can
+        cause that; it is counted as `closed` and logged at DEBUG, never as an error.
+        """
+        self.dropped = True
+        if isinstance(problem, WebSocketDisconnect | OSError) or (
+            self.transport is not None and self.transport.is_closing()
+        ):
+            SOCKETS_DROPPED.labels(reason="closed").inc()
+            log.debug(
+                "socket message not sent: the socket is closing",
+                table=self.table_id,
+                error=type(problem).__name__,
+            )
+            return False
+        self._failed("socket message could not be sent", item, problem)
         return True
 
     def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
@@ -430,16 +464,42 @@ def same_origin(origin: tuple[str, str, int], host_header: str | None) -> bool:
     return (parts.hostname or "").lower() == host and host_port == origin_port
 
 
+class Refusal(NamedTuple):
+    """Why a socket is refused before its conversation: the close code and reason its client
+    reads, and the `spades_sockets_dropped_total` reason."""
+
+    code: int
+    reason: str
+    why: str
+
+
+ORIGIN_NOT_ALLOWED = Refusal(CLOSE_ORIGIN, "origin not allowed", "origin_not_allowed")
+TOO_MANY_OPEN = Refusal(CLOSE_TOO_MANY, "too many connections from your address", "per_address")
+TOO_MANY_AT_TABLE = Refusal(
+    CLOSE_TOO_MANY, "too many connections to this table from your address", "per_table"
+)
+TOO_MANY_NEW = Refusal(
+    CLOSE_TOO_MANY, "too many new connections from your address", "new_per_address"
+)
+
+
 class SocketGuard:
-    """The checks a WebSocket passes before its conversation: its Origin, and the number of
-    sockets its client address already holds (settings.ws_per_address)."""
+    """The checks a WebSocket passes before its conversation: its Origin, and what its client
+    address holds and has opened. One address may be many players (a school's NAT, a
+    carrier's, a proxy whose `X-Forwarded-For` is not believed), so the caps are high and a
+    flood is stopped by the budget of new sockets: at most `settings.ws_per_address` open,
+    `settings.ws_per_table_per_address` of them at one table, and
+    `settings.ws_new_per_address` opened per window. Counted in this process."""
 
     def __init__(self, settings: Settings) -> None:
         self.per_address = settings.ws_per_address
+        self.per_table = settings.ws_per_table_per_address
+        self.new = Limiter(settings.ws_new_per_address, "ws-new")
         words = [word.strip() for word in (settings.allowed_origins or "").split(",")]
         self.any_origin = "*" in words
         self.origins = {key for word in words if word and (key := _origin_key(word))}
         self.open: Counter[str] = Counter()
+        self.at_table: Counter[tuple[str, str]] = Counter()
 
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """No Origin (not a browser: scripts, bots, tests) is allowed; a browser's must be
@@ -452,17 +512,30 @@ class SocketGuard:
             return False
         return key in self.origins or same_origin(key, websocket.headers.get("host"))
 
-    def take(self, address: str) -> bool:
-        """Count one more socket from `address`; False (nothing counted) over the cap."""
+    def take(self, address: str, table_id: str) -> Refusal | None:
+        """Count one more socket from `address` at `table_id`; the refusal, with nothing
+        counted, when a cap or the budget of new sockets says no."""
         if self.open[address] >= self.per_address:
-            return False
+            return TOO_MANY_OPEN
+        if self.at_table[address, table_id] >= self.per_table:
+            return TOO_MANY_AT_TABLE
+        if not self.new.allow(address):
+            return TOO_MANY_NEW
         self.open[address] += 1
-        return True
+        self.at_table[address, table_id] += 1
+        return None
 
-    def release(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
+    def release(self, address: str, table_id: str) -> None:
+        """A socket `take` counted has ended."""
+        uncount(self.open, address)
+        uncount(self.at_table, (address, table_id))
+
+
+def uncount(counter: Counter[Key], key: Key) -> None:
+    """One less of `key`, which leaves `counter` at zero."""
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
 
 
 def parse_message(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -523,12 +596,14 @@ async def handle(
     return greeted
 
 
-async def refuse(websocket: WebSocket, code: int, reason: str, why: str) -> None:
+async def refuse(
+    websocket: WebSocket, refusal: Refusal, transport: asyncio.Transport | None
+) -> None:
     """Accept, then close with a code and reason the client's script can read (a refused
     handshake shows a browser's script only 1006)."""
-    SOCKETS_DROPPED.labels(reason=why).inc()
+    SOCKETS_DROPPED.labels(reason=refusal.why).inc()
     await websocket.accept()
-    await websocket.close(code, reason)
+    await close_socket(websocket, refusal.code, refusal.reason, transport)
 
 
 # Where `KeepServerSend` leaves a WebSocket's ASGI `send` as the server gave it.
@@ -580,16 +655,16 @@ async def table_socket(
     # One coroutine for the whole conversation, not one for the checks awaiting another:
     # each socket holds its frames for as long as it is open.
     guard: SocketGuard = websocket.app.state.socket_guard
+    transport = server_transport(send)
     if not guard.origin_allowed(websocket):
         log.info("socket refused: origin not allowed", table=table_id)
-        await refuse(websocket, CLOSE_ORIGIN, "origin not allowed", "origin_not_allowed")
+        await refuse(websocket, ORIGIN_NOT_ALLOWED, transport)
         return
     address = websocket.client.host if websocket.client is not None else "unknown"
-    if not guard.take(address):
-        log.info("socket refused: too many from one address", table=table_id)
-        await refuse(
-            websocket, CLOSE_TOO_MANY, "too many connections from your address", "per_address"
-        )
+    over = guard.take(address, table_id)
+    if over is not None:
+        log.info("socket refused", table=table_id, reason=over.why)
+        await refuse(websocket, over, transport)
         return
     try:
         hub: TableHub = websocket.app.state.hub
@@ -597,10 +672,10 @@ async def table_socket(
         try:
             room = await hub.room(table_id)
         except TableError:
-            await websocket.close(CLOSE_NO_TABLE, "no such table")
+            await close_socket(websocket, CLOSE_NO_TABLE, "no such table", transport)
             return
         if hub.closing:
-            await websocket.close(1012, "server restarting")
+            await close_socket(websocket, 1012, "server restarting", transport)
             return
         socket = SocketListener(websocket, room.id, send, websocket.app.state.frame_path)
         limiter: Limiter = websocket.app.state.ws_limiter
@@ -650,4 +725,4 @@ async def table_socket(
                 with contextlib.suppress(Exception):
                     await websocket.close()
     finally:
-        guard.release(address)
+        guard.release(address, table_id)
