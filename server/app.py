@@ -153,6 +153,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.hub = TableHub(store, settings, notices)
     app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
     app.state.chat_limiter = sockets.Limiter(settings.chat_rate_limit, "chat")
+    app.state.hint_limiters = (
+        sockets.Limiter(settings.hint_rate_limit, "hint"),
+        sockets.Limiter(settings.hint_address_rate_limit, "hint-address"),
+    )
     app.state.socket_guard = sockets.SocketGuard(settings)
     app.state.frame_path = FramePath(settings.direct_frames)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)

@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     # Chat lines per client address, over all its sockets and tables (a classroom behind one
     # NAT shares it).
     chat_rate_limit: str = "120/minute"
+    # Hints a player may ask for (per socket), and a client address over all its sockets:
+    # past either, a hint is refused with `rate_limited`.
+    hint_rate_limit: str = "30/minute"
+    hint_address_rate_limit: str = "300/minute"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "300/minute"
     # Per-message deflate on WebSockets (`spades serve`): off by default, since a table's
@@ -104,7 +108,14 @@ class Settings(BaseSettings):
     # Run `alembic upgrade head` at start-up (zero-setup SQLite); operators may turn it off.
     migrate_on_start: bool = True
 
-    @field_validator("ws_rate_limit", "http_rate_limit", "chat_rate_limit", "ws_new_per_address")
+    @field_validator(
+        "ws_rate_limit",
+        "http_rate_limit",
+        "chat_rate_limit",
+        "hint_rate_limit",
+        "hint_address_rate_limit",
+        "ws_new_per_address",
+    )
     @classmethod
     def _rate(cls, rate: str) -> str:
         """Refuse a rate the `limits` library cannot read, at start-up, by name."""

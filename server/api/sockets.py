@@ -567,15 +567,17 @@ async def handle(
     socket: SocketListener,
     message: dict[str, Any],
     greeted: bool,
-    chat_budget: Callable[[], bool] = lambda: True,
+    budget: Callable[[str], bool] = lambda kind: True,
 ) -> bool:
-    """Dispatch one message; returns whether the socket has said hello. `chat_budget`
-    spends one chat line of the client address's budget (False: over it)."""
+    """Dispatch one message; returns whether the socket has said hello. `budget(kind)`
+    spends one chat line or hint of the budgets it has (False: over one of them)."""
     kind = message["type"]
     if not greeted and kind not in ("hello", "ping"):
         raise TableError("bad_message", 'Say {"type": "hello"} first.')
-    if kind == "chat" and not chat_budget():
+    if kind == "chat" and not budget(kind):
         raise TableError("rate_limited", "Too many chat lines from your address; wait a little.")
+    if kind == "hint" and not budget(kind):
+        raise TableError("rate_limited", "Too many hints; wait a little.")
     if kind == "act" and (move := plain_act(message)) is not None:
         await hub.act(room, socket, *move)
         return greeted
@@ -680,10 +682,16 @@ async def table_socket(
         socket = SocketListener(websocket, room.id, send, websocket.app.state.frame_path)
         limiter: Limiter = websocket.app.state.ws_limiter
         chat_limiter: Limiter = websocket.app.state.chat_limiter
+        hint_limiters: tuple[Limiter, Limiter] = websocket.app.state.hint_limiters
+        hint_limiter, hint_address_limiter = hint_limiters
         greeted = False
 
-        def chat_budget() -> bool:
-            return chat_limiter.allow(address)
+        def budget(kind: str) -> bool:
+            """Chat: the address's budget. Hints: the player's (this socket's), then the
+            address's (a classroom behind one NAT shares it)."""
+            if kind == "chat":
+                return chat_limiter.allow(address)
+            return hint_limiter.allow(socket.key) and hint_address_limiter.allow(address)
 
         try:
             while True:
@@ -705,7 +713,7 @@ async def table_socket(
                     refusal = TableError("rate_limited", "Too many messages; slow down.")
                 if refusal is None:
                     try:
-                        greeted = await handle(hub, room, socket, message, greeted, chat_budget)
+                        greeted = await handle(hub, room, socket, message, greeted, budget)
                     except TableError as refused:
                         refusal = refused
                 if refusal is not None:
@@ -718,6 +726,7 @@ async def table_socket(
             log.info("socket ended", table=room.id, error=type(problem).__name__)
         finally:
             limiter.forget(socket.key)
+            hint_limiter.forget(socket.key)
             if greeted:
                 await hub.leave(room, socket)
             await socket.stop()

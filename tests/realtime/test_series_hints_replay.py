@@ -10,11 +10,13 @@ from typing import Any
 
 import httpx
 
+from server.app import create_app
 from server.engine import Rules
 from server.realtime.bots import bot_decision, saturated
 from server.realtime.hub import TableHub
 from server.realtime.pubsub import LocalNotices
 from tests.api.test_tables import bearer
+from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 
 FAST_RULES = {"preset": "standard", "target_score": 100}
@@ -182,3 +184,34 @@ async def test_a_hint_asked_while_every_decision_process_is_busy_does_not_wait_f
     finally:
         for client in players:
             await client.close()
+
+
+async def test_hints_have_a_budget_per_player_and_per_address(settings):
+    """One address asking hint after hint cannot take the decision pool: each socket has
+    its budget, and the address one over all its sockets; past either, `rate_limited`."""
+    tight = settings.model_copy(
+        update={"hint_rate_limit": "3/minute", "hint_address_rate_limit": "5/minute"}
+    )
+    application = create_app(tight)
+    async for address in serve(application):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            made = await http.post(
+                "/api/tables", json={"rules": FAST_RULES, "listed": True, "hints": True}
+            )
+            players = await seat_players(http, address, made.json()["id"], 4)
+            second = None
+            try:
+                on_turn = next(p for p in players if p.state["seat"] in p.view["turn"])
+                answers = [await hint(on_turn, f"a{n}") for n in range(4)]
+                assert [a["type"] for a in answers] == ["hint", "hint", "hint", "error"]
+                assert answers[3]["code"] == "rate_limited" and answers[3]["id"] == "a3"
+                # Another socket of the same player, from the same address: its own budget,
+                # but only what is left of the address's (5 - 3).
+                second = TableClient(address, made.json()["id"], on_turn.token)
+                await second.connect()
+                more = [await hint(second, f"b{n}") for n in range(3)]
+                assert [m["type"] for m in more] == ["hint", "hint", "error"]
+                assert more[2]["code"] == "rate_limited"
+            finally:
+                for client in (*players, *([second] if second else [])):
+                    await client.close()
