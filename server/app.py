@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api import ops, pages, sockets, tables
+from server.api import guards, ops, pages, sockets, tables
 from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
 from server.api.wire import FramePath
@@ -151,13 +151,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         notices = RedisNotices(app.state.redis)
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
-    app.state.ws_limiter = sockets.Limiter(settings.ws_rate_limit)
-    app.state.chat_limiter = sockets.Limiter(settings.chat_rate_limit, "chat")
+    app.state.ws_limiter = guards.Limiter(settings.ws_rate_limit)
+    app.state.chat_limiter = guards.Limiter(settings.chat_rate_limit, "chat")
     app.state.hint_limiters = (
-        sockets.Limiter(settings.hint_rate_limit, "hint"),
-        sockets.Limiter(settings.hint_address_rate_limit, "hint-address"),
+        guards.Limiter(settings.hint_rate_limit, "hint"),
+        guards.Limiter(settings.hint_address_rate_limit, "hint-address"),
     )
-    app.state.socket_guard = sockets.SocketGuard(settings)
+    app.state.socket_guard = guards.SocketGuard(settings)
     app.state.frame_path = FramePath(settings.direct_frames)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from server.api import sockets
-from server.api.sockets import Limiter
+from server.api import guards
+from server.api.guards import Limiter
 
 
 @pytest.fixture
 def clock(monkeypatch):
     now = [1000.0]
-    monkeypatch.setattr(sockets.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(guards.time, "monotonic", lambda: now[0])
     return now
 
 
