@@ -81,7 +81,7 @@ from server.engine.actions import (
     pass_actions,
 )
 from server.engine.auction import Auction
-from server.engine.cards import INDEX, CardOrder
+from server.engine.cards import INDEX, CardOrder, Taken
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.rules import Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
@@ -99,7 +99,7 @@ from server.engine.shapes import (
     View,
 )
 from server.engine.table import Table
-from server.engine.tricks import Taken, Tricks, first_lead
+from server.engine.tricks import Tricks, first_lead
 from server.engine.view import copy_result, seat_view
 
 # ACTION_FIELDS, PHASE_ACTION, STATE_FORMAT and shuffle live in actions, saved and

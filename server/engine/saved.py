@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from server.engine.actions import LogEntry, logged_action
 from server.engine.auction import Auction
-from server.engine.cards import CODES, INDEX
+from server.engine.cards import CODES, INDEX, Taken
 from server.engine.dealing import checked_deck
 from server.engine.rules import Rules
 from server.engine.shapes import CurrentState, GameState, HandResult, Phase, TrickPlays
 from server.engine.table import Table
-from server.engine.tricks import Taken, Tricks
+from server.engine.tricks import Tricks
 from server.engine.view import copy_result, seat_cards
 
 if TYPE_CHECKING:
