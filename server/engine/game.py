@@ -52,8 +52,9 @@ to. The phases and jobs around it live beside it: ``auction`` (one hand from the
 its last bid: blind nil, pass, draw, bids), ``tricks`` (the card play of one hand),
 ``table`` (what the rules make of seats and cards, once per game), ``saved`` (the saved
 state), ``play`` (which cards may be played), ``cards`` (who takes a trick), ``actions``
-(action shapes and refusals), ``view`` (what a seat sees), ``dealing`` (decks, shuffles,
-the deal), ``scoring``.
+(action shapes and refusals), ``view`` (what a seat sees), ``reading`` (what the view and
+the saved state read of a game, so that neither imports ``Game``), ``dealing`` (decks,
+shuffles, the deal), ``scoring``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
 ``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
