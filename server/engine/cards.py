@@ -201,6 +201,10 @@ def suit_of(code: str, deck: str = "standard") -> str:
     return SUITS[_ORDERS[deck].suit[card_index(code)]]
 
 
+# A finished trick, ``(seat, card)`` in play order, and its taker.
+Taken = tuple[list[tuple[int, int]], int]
+
+
 def counted_led(trick: Sequence[tuple[int, int]], suit: Sequence[int], led: int) -> int:
     """The suit that counts as led to a trick of ``(seat, card)`` when ``led`` is named
     (clubs on a ``lowest_club`` first trick): ``led`` if some card of it or a spade was

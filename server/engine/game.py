@@ -52,8 +52,9 @@ to. The phases and jobs around it live beside it: ``auction`` (one hand from the
 its last bid: blind nil, pass, draw, bids), ``tricks`` (the card play of one hand),
 ``table`` (what the rules make of seats and cards, once per game), ``saved`` (the saved
 state), ``play`` (which cards may be played), ``cards`` (who takes a trick), ``actions``
-(action shapes and refusals), ``view`` (what a seat sees), ``dealing`` (decks, shuffles,
-the deal), ``scoring``.
+(action shapes and refusals), ``view`` (what a seat sees), ``reading`` (what the view and
+the saved state read of a game, so that neither imports ``Game``), ``dealing`` (decks,
+shuffles, the deal), ``scoring``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
 ``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
@@ -81,7 +82,7 @@ from server.engine.actions import (
     pass_actions,
 )
 from server.engine.auction import Auction
-from server.engine.cards import INDEX, CardOrder
+from server.engine.cards import INDEX, CardOrder, Taken
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.rules import Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
@@ -99,7 +100,7 @@ from server.engine.shapes import (
     View,
 )
 from server.engine.table import Table
-from server.engine.tricks import Taken, Tricks, first_lead
+from server.engine.tricks import Tricks, first_lead
 from server.engine.view import copy_result, seat_view
 
 # ACTION_FIELDS, PHASE_ACTION, STATE_FORMAT and shuffle live in actions, saved and

@@ -1,9 +1,10 @@
 """A game as the store keeps it: the saved state, read back, and a finished hand's plays.
 
-``Game.to_state()`` is written here from the game's public reading and its phases' own
-state (the auction's and the tricks'), and ``Game.from_state()`` reads it back into the
-same parts, so that the layout of a saved game lives in one place, apart from the rules
-of play. The state holds every secret (hands, stock, seed): it stays on the server.
+``Game.to_state()`` is written here from the game's public reading (``StateReading``) and
+its phases' own state (the auction's and the tricks'), and ``Game.from_state()`` reads it
+back into the same parts, so that the layout of a saved game lives in one place, apart
+from the rules of play. The state holds every secret (hands, stock, seed): it stays on
+the server.
 ``STATE_FORMAT`` numbers the layout.
 
 >>> from server.engine import Game, Rules
@@ -16,25 +17,22 @@ of play. The state holds every secret (hands, stock, seed): it stays on the serv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from server.engine.actions import LogEntry, logged_action
 from server.engine.auction import Auction
-from server.engine.cards import CODES, INDEX
+from server.engine.cards import CODES, INDEX, Taken
 from server.engine.dealing import checked_deck
+from server.engine.reading import StateReading
 from server.engine.rules import Rules
 from server.engine.shapes import CurrentState, GameState, HandResult, Phase, TrickPlays
 from server.engine.table import Table
-from server.engine.tricks import Taken, Tricks
+from server.engine.tricks import Tricks
 from server.engine.view import copy_result, seat_cards
-
-if TYPE_CHECKING:
-    from server.engine.game import Game
 
 STATE_FORMAT = 1
 
 
-def current_state(game: Game, auction: Auction, tricks: Tricks | None) -> CurrentState:
+def current_state(game: StateReading, auction: Auction, tricks: Tricks | None) -> CurrentState:
     """``game.current_state()``: the saved state but its history, from the game, its
     auction and its tricks (None before play). Every list is a fresh copy."""
     last = game.last_trick

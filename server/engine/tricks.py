@@ -23,14 +23,11 @@ Decisions where docs/rules.md is silent:
 from __future__ import annotations
 
 from server.engine.actions import LogEntry, card_refusal
-from server.engine.cards import CLUBS, CODES, INDEX, SPADES, counted_led, taking
+from server.engine.cards import CLUBS, CODES, INDEX, SPADES, Taken, counted_led, taking
 from server.engine.play import first_trick_plays, legal_plays
 from server.engine.shapes import Event
 from server.engine.table import Table
 from server.engine.view import seat_cards
-
-# A finished trick, ``(seat, card)`` in play order, and its taker.
-Taken = tuple[list[tuple[int, int]], int]
 
 
 def first_lead(table: Table, hands: list[list[int]], dealer: int) -> tuple[int, int | None]:

@@ -1,8 +1,8 @@
 """What one seat may see: the view a player or a spectator gets (docs/protocol.md).
 
-Built only from the game's public reading, so that nothing hidden can slip in: the seat's
-own hand (once it has seen its cards), never another's, the stock, or the passed cards
-before the exchange.
+Built only from the game's public reading (``ViewReading``, which ``Game`` matches), so
+that nothing hidden can slip in: the seat's own hand (once it has seen its cards), never
+another's, the stock, or the passed cards before the exchange.
 
 >>> from server.engine import Game, Rules
 >>> view = seat_view(Game(Rules.preset("standard"), seed=7), None)
@@ -13,10 +13,10 @@ before the exchange.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from server.engine.actions import pass_choice
 from server.engine.cards import CODES
+from server.engine.reading import ViewReading
 from server.engine.shapes import (
     Action,
     HandResult,
@@ -32,20 +32,16 @@ from server.engine.shapes import (
     View,
 )
 
-if TYPE_CHECKING:
-    from server.engine.game import Game
-
-
 # The keys of a view that differ from seat to seat; `public_view` holds all the others.
 SEAT_KEYS = ("seat", "hand", "legal", "draw_card")
 
 
-def seat_view(game: Game, seat: int | None) -> View:
+def seat_view(game: ViewReading, seat: int | None) -> View:
     """``game.view(seat)`` for a checked seat (None: a spectator); see ``Game.view``."""
     return {**public_view(game), **seat_part(game, seat)}
 
 
-def public_view(game: Game) -> PublicView:
+def public_view(game: ViewReading) -> PublicView:
     """The part of every seat's view that is the same for all of them (and a spectator's):
     a server building the views of a whole table builds it once per change and adds each
     seat's `seat_part` (``SEAT_KEYS``).
@@ -68,7 +64,7 @@ def public_view(game: Game) -> PublicView:
     }
 
 
-def moving_view(game: Game, played: Plays, last_trick: Last) -> MovingView[Plays, Last]:
+def moving_view(game: ViewReading, played: Plays, last_trick: Last) -> MovingView[Plays, Last]:
     """The keys of the public view that may change with any move, with the played cards
     and the last trick as given (a caller that encodes views may pass them encoded)."""
     return {
@@ -85,7 +81,7 @@ def moving_view(game: Game, played: Plays, last_trick: Last) -> MovingView[Plays
     }
 
 
-def steady_view(game: Game, last_hand: HandResult | None) -> SteadyView:
+def steady_view(game: ViewReading, last_hand: HandResult | None) -> SteadyView:
     """The keys of the public view that change only with the phase, a bid, a finished
     hand or the end, with ``last_hand`` as given (the last of ``game.hand_results``, or
     a copy of it): a caller that encodes views may keep their encoding until then."""
@@ -103,7 +99,7 @@ def steady_view(game: Game, last_hand: HandResult | None) -> SteadyView:
     }
 
 
-def seat_part(game: Game, seat: int | None) -> SeatPart:
+def seat_part(game: ViewReading, seat: int | None) -> SeatPart:
     """What only ``seat`` sees (None: a spectator): its hand (once it has seen its cards),
     its legal actions and its draw card; the keys ``SEAT_KEYS``."""
     hand = None
@@ -117,7 +113,7 @@ def seat_part(game: Game, seat: int | None) -> SeatPart:
     }
 
 
-def _legal(game: Game, seat: int | None) -> list[Action] | list[PassChoice]:
+def _legal(game: ViewReading, seat: int | None) -> list[Action] | list[PassChoice]:
     """``game.legal(seat)``, but the pass as its constraint (one entry, not thousands)."""
     if seat is None:
         return []
