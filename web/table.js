@@ -27,7 +27,7 @@ import { downloadRecord, HandReview } from "/static/review.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { renderSeats } from "/static/seats.js";
-import { sideName, sidesOf } from "/static/seating.js";
+import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
 import { TurnClock } from "/static/timer.js";
 import { renderLastTrick, TrickDisplay } from "/static/trick.js";
 
@@ -82,7 +82,7 @@ const connection = new TableConnection(tableId, {
   onStatus: showConnection,
   onGone: () => showBanner("This table does not exist (any more).", "gone"),
 });
-const chat = new ChatPanel((text) => connection.chat(text));
+const chat = new ChatPanel((text) => connection.chat(text), (seat) => seatName(page, seat));
 const cues = new TurnCues();
 const review = new HandReview($("review-dialog"), () => page);
 const keys = new TableKeys({
@@ -92,10 +92,6 @@ const keys = new TableKeys({
   spadesFirst: () => remembered.get(SPADES_FIRST_KEY, false),
   help: $("keys-dialog"),
 });
-
-function nameOf(seat) {
-  return page.table?.seats[seat]?.name || `Seat ${seat + 1}`;
-}
 
 function showBanner(text, kind = "down") {
   const banner = $("connection-banner");
@@ -294,10 +290,10 @@ const hostHooks = {
     const held = remembered.get(SEAT_KEY);
     if (held && held.seat === seat) remembered.set(SEAT_KEY, null); // we gave our own seat away
     showLinkDialog($("link-dialog"), {
-      title: `Seat ${seat + 1} for someone new`,
+      title: `${capitalised(seatPlace(page, seat))} for someone new`,
       text: "Send this link to the new player (or let them scan the code). Whoever opens it takes the seat; the old link no longer works.",
       link: absoluteContinueLink(tableId, answer, remembered.get(INVITE_KEY)),
-      qrLabel: `QR code of the link to seat ${seat + 1}`,
+      qrLabel: `QR code of the link to ${seatPlace(page, seat)}`,
     });
   },
 };
@@ -361,8 +357,7 @@ function renderSeries() {
   const games = wins.reduce((sum, won) => sum + won, 0);
   tally.hidden = games === 0;
   if (!games) return;
-  const names = page.table.seats.map((seat) => seat.name);
-  setText(tally, `Games won: ${page.sides.map((_, index) => `${sideName(page.sides, index, names)} ${wins[index] ?? 0}`).join(" · ")}`);
+  setText(tally, `Games won: ${page.sides.map((_, index) => `${sideName(page, index)} ${wins[index] ?? 0}`).join(" · ")}`);
   tally.title = `${games} game${games === 1 ? "" : "s"} won at this table`;
 }
 
@@ -398,7 +393,7 @@ function seatPicker() {
 function waitingPanel() {
   const missing = page.table.seats.filter((seat) => seat.name === null).length;
   return el("div", { key: "waiting", class: "panel-inner waiting" },
-    el("p", {}, `You are in seat ${page.seat + 1}. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
+    el("p", {}, `You have a seat. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
     el("button", { type: "button", class: "leave", onclick: leaveSeat }, "Leave seat"));
 }
 
@@ -523,7 +518,7 @@ function render() {
     page.table.status === "ended";
   renderHostPanel($("host-panel"), page, hostHooks);
   trick.update(page);
-  setText($("turn-label"), turnWords(page, nameOf));
+  setText($("turn-label"), turnWords(page, (seat) => seatName(page, seat)));
   renderActionPanel();
   renderCentre();
   drawHand();

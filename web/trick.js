@@ -5,7 +5,7 @@
 
 import { cardFace, cardName, cardShort, suitClasses } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
-import { seatPosition } from "/static/seating.js";
+import { does, seatName, seatPosition, seatWords } from "/static/seating.js";
 
 const LINGER_MS = 1000;
 const SLIDE_MS = 250;
@@ -29,8 +29,7 @@ export class TrickDisplay {
     const card = keyed(cardFace(play.card), `${play.seat}${play.card}`);
     card.classList.add("in-trick", `from-${position}`);
     if (extraClass) card.classList.add(...extraClass.split(" ").filter(Boolean));
-    const name = page.table.seats[play.seat]?.name || `Seat ${play.seat + 1}`;
-    card.setAttribute("aria-label", `${name}: ${cardName(play.card)}`);
+    card.setAttribute("aria-label", `${seatName(page, play.seat)}: ${cardName(play.card)}`);
     return card;
   }
 
@@ -53,10 +52,9 @@ export class TrickDisplay {
     this.container.className = "trick";
     const page = this.page;
     const players = page.table.rules.players;
-    const winnerName = page.table.seats[last.winner].name || `Seat ${last.winner + 1}`;
     patch(this.container,
       last.cards.map((play) => this.placed(play, page, play.seat === last.winner ? "winner" : "")),
-      el("p", { class: "trick-winner" }, `${winnerName} takes it`));
+      el("p", { class: "trick-winner" }, `${does(seatWords(page, last.winner), "take")} it`));
     this.container.classList.add("done");
     const towards = seatPosition(last.winner, players, page.seat);
     const timer = setTimeout(() => {
@@ -90,12 +88,11 @@ export function renderLastTrick(container, page, close) {
     patch(container, el("p", {}, "No trick has been played yet."));
     return;
   }
-  const nameOf = (seat) => page.table.seats[seat]?.name || `Seat ${seat + 1}`;
   patch(container,
     el("h2", {}, "Last trick"),
     el("ol", { class: "last-trick-list" }, last.cards.map((play) =>
       el("li", { class: play.seat === last.winner ? "winner" : "" },
-        el("span", {}, nameOf(play.seat)),
+        el("span", {}, seatName(page, play.seat)),
         el("span", { class: `short ${suitClasses(play.card)}`, "aria-label": cardName(play.card) }, cardShort(play.card)),
         play.seat === last.winner ? el("strong", {}, " took it") : null))),
     el("button", { type: "button", class: "close", onclick: close }, "Close"));

@@ -3,6 +3,8 @@ bots, read the hand, and do whatever the page offers (bid or play) by clicking."
 
 from __future__ import annotations
 
+import json
+
 # What a player page offers right now: the first enabled bid button, else the first
 # playable card of the hand. Read from the page only, as a player would.
 OFFER = """() => {
@@ -12,6 +14,18 @@ OFFER = """() => {
   if (card) return {card: card.dataset.card};
   return null;
 }"""
+
+
+def as_host(table: dict) -> str:
+    """An init script that gives a browser the host token and invite, as the lobby does."""
+    keep = {
+        f"spades.host.{table['id']}": table["host_token"],
+        f"spades.invite.{table['id']}": table["invite"],
+    }
+    return "".join(
+        f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(value))});"
+        for key, value in keep.items()
+    )
 
 
 def hand_of(page) -> list[str]:
