@@ -116,6 +116,7 @@ export function renderSeats(container, page, hooks) {
       "aria-label": plateLabel(page, seatInfo),
     }, parts);
     plate.classList.toggle("empty", empty);
+    plate.classList.toggle("mine", seat === page.seat);
     plate.classList.toggle("turn", isTurn);
     plate.classList.toggle("disconnected", !empty && !seatInfo.connected && !seatInfo.bot);
     plate.classList.toggle("autoplay", Boolean(seatInfo.autoplay));
@@ -123,3 +124,31 @@ export function renderSeats(container, page, hooks) {
   }));
 }
 
+// Room left between a panel in the middle and the plates around it, in pixels.
+const CLEARANCE = 4;
+
+/**
+ * The middle of the felt that no seat plate covers, in the felt's own coordinates
+ * ({left, top, width, height}): inside the plates on the left and right, below those at
+ * the top, above the one at the bottom. A panel kept inside it hides no seat.
+ * @param {HTMLElement} felt
+ */
+export function freeMiddle(felt) {
+  const box = felt.getBoundingClientRect();
+  const inside = { left: box.left + felt.clientLeft, top: box.top + felt.clientTop };
+  let left = inside.left;
+  let top = inside.top;
+  let right = inside.left + felt.clientWidth;
+  let bottom = inside.top + felt.clientHeight;
+  for (const plate of felt.querySelectorAll(".seat")) {
+    const edge = plate.getBoundingClientRect();
+    if (plate.classList.contains("pos-bottom")) bottom = Math.min(bottom, edge.top - CLEARANCE);
+    else if (plate.classList.contains("pos-left")) left = Math.max(left, edge.right + CLEARANCE);
+    else if (plate.classList.contains("pos-right")) right = Math.min(right, edge.left - CLEARANCE);
+    else top = Math.max(top, edge.bottom + CLEARANCE);
+  }
+  return {
+    left: left - inside.left, top: top - inside.top,
+    width: Math.max(0, right - left), height: Math.max(0, bottom - top),
+  };
+}

@@ -26,7 +26,7 @@ import {
 import { downloadRecord, HandReview } from "/static/review.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
-import { renderSeats } from "/static/seats.js";
+import { freeMiddle, renderSeats } from "/static/seats.js";
 import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
 import { TurnClock } from "/static/timer.js";
 import { renderLastTrick, TrickDisplay } from "/static/trick.js";
@@ -44,6 +44,8 @@ const BOT_LEVEL_KEY = "spades.botLevel";
 const BOT_LEVELS = ["expert", "advanced", "basic"];
 // Where the side panels fold away (app.css says the same).
 const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
+// A middle of the felt narrower than this shows the hand's summary in its short form.
+const NARROW_MIDDLE_PX = 260;
 
 const $ = (id) => document.getElementById(id);
 
@@ -411,8 +413,27 @@ function summaryStarted() {
 function summaryToShow() {
   if (!page.summary || page.summaryClosed || !page.view || summaryStarted()) return null;
   const node = handSummary(page, page.summary);
-  node.append(el("button", { type: "button", class: "close", onclick: closeSummary }, "Close"));
+  // First, so that it is in sight however little room the summary has.
+  node.prepend(el("button", { type: "button", class: "close small-button", onclick: closeSummary }, "Close"));
   return node;
+}
+
+/**
+ * The hand's summary keeps to the middle of the felt that no seat plate covers (and
+ * scrolls inside it if it must), so the next hand's seats and bids stay in sight; a
+ * narrow middle (a phone) gets the summary's short form.
+ */
+function fitCentre() {
+  const holder = $("centre-panel");
+  if (!holder) return;
+  const free = holder.firstElementChild?.classList.contains("hand-summary") ? freeMiddle($("felt")) : null;
+  holder.classList.toggle("fitted", free !== null);
+  holder.classList.toggle("narrow", free !== null && free.width < NARROW_MIDDLE_PX);
+  if (!free) return;
+  holder.style.setProperty("--free-left", `${free.left + free.width / 2}px`);
+  holder.style.setProperty("--free-top", `${free.top + free.height / 2}px`);
+  holder.style.setProperty("--free-width", `${free.width}px`);
+  holder.style.setProperty("--free-height", `${free.height}px`);
 }
 
 function renderCentre() {
@@ -428,6 +449,7 @@ function renderCentre() {
     $("felt").append(holder);
   }
   patch(holder, centre);
+  fitCentre();
 }
 
 // The decision last offered: a new one takes the focus (when it is free), a state that
@@ -635,6 +657,7 @@ async function loadPresets() {
 
 setUpLinks();
 setUpControls();
+new ResizeObserver(fitCentre).observe($("felt"));
 registerServiceWorker();
 loadPresets();
 showBanner("Connecting…", "connecting");
