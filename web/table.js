@@ -555,10 +555,12 @@ function render() {
   keepFocus(focused);
 }
 
+/** The turn cues' switches, for a player only: a spectator has no turn to be told of. */
 function renderCueSwitches() {
   $("sound-on").checked = cues.soundOn(page);
   $("notify-on").checked = cues.notifyOn();
-  $("notify-on").closest("label").hidden = !("Notification" in window) || page.seat === null;
+  $("notify-on").closest("label").hidden = !("Notification" in window);
+  $("cue-switches").hidden = page.seat === null;
 }
 
 /** The hint the server gave is for the decision offered now only. */
