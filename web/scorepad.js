@@ -22,6 +22,11 @@ function bidWords(bid) {
   return String(bid);
 }
 
+/** A side's name in a column or row head: wraps between words, and inside one only if it must. */
+function sideLabel(page, index) {
+  return el("span", { class: "side-name" }, sideName(page, index));
+}
+
 // Before the first game the table's scores are an empty list: every side stands at 0.
 const NO_STANDING = { score: 0, bags: 0 };
 
@@ -38,7 +43,7 @@ function currentRows(page) {
     // The engine's contract of the side (docs/rules.md §6), null until the bidding ends.
     const contract = view?.contracts?.[index] ?? null;
     return el("tr", { key: index, dataset: { side: index } },
-      el("th", { scope: "row" }, sideName(page, index)),
+      el("th", { scope: "row" }, sideLabel(page, index)),
       el("td", { class: "score" }, String(standing.score)),
       el("td", {}, String(standing.bags)),
       el("td", {}, contract === null ? "–" : String(contract)),
@@ -123,7 +128,7 @@ export function renderScorepad(container, page, history, hooks) {
       el("div", { class: "history-hands" },
         el("table", {},
           el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
-            page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page, index))),
+            page.sides.map((_, index) => el("th", { scope: "col" }, sideLabel(page, index))),
             el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Replay")))),
           el("tbody", {}, historyRows(page, history, hooks)))),
         el("button", { type: "button", class: "small-button download-record", onclick: hooks.download },
