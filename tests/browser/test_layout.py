@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.playing import act_once, seat_with_bots, sit
+from tests.browser.playing import add_bots, play_until, seat_with_bots, sit
 
 pytestmark = pytest.mark.browser
 
@@ -108,15 +108,8 @@ def test_a_phones_top_bar_shows_the_whole_table_name_and_the_games_won(open_page
     table = lobby.request.post("/api/tables", data={"name": name, "rules": rules}).json()
     page = open_page(table["invite_url"], viewport=PHONE)
     sit(page, 0, "Ann")
-    for seat in (1, 2, 3):
-        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
-    for _ in range(300):
-        if page.locator(".game-over").count():
-            break
-        if not act_once(page, 1):
-            page.wait_for_timeout(50)
-    page.locator(".game-over").wait_for()
+    add_bots(page, (1, 2, 3))
+    play_until(page, 0, lambda: page.locator(".game-over").count() > 0, "the game's end")
     page.get_by_role("button", name="Rematch").click()
     page.locator("#action-panel .bidding").or_(page.locator(".seat.turn")).first.wait_for()
     page.locator("#series-tally").wait_for()

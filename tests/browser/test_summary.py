@@ -5,12 +5,10 @@ phone held either way and on a laptop."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.browser.conftest import LAPTOP, PHONE, screenshot
-from tests.browser.playing import act_once, sit
+from tests.browser.playing import add_bots, play_until, sit
 
 pytestmark = pytest.mark.browser
 
@@ -96,14 +94,9 @@ def test_the_summary_leaves_the_next_biddings_seats_and_bids_in_sight(open_page)
     table = lobby.request.post("/api/tables", data={"name": "Next hand"}).json()
     page = open_page(table["invite_url"], viewport=PHONE)
     sit(page, 0, "Maximilian Bartholomew")
-    for seat in (1, 2, 3):
-        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
-    deadline = time.monotonic() + 240
-    while not page.locator("#centre-panel .hand-summary").count():
-        assert time.monotonic() < deadline, "the first hand did not end"
-        if not act_once(page, 1):
-            page.wait_for_timeout(50)
+    add_bots(page, (1, 2, 3))
+    summary = page.locator("#centre-panel .hand-summary")
+    play_until(page, 0, lambda: summary.count() > 0, "the first hand's end")
     # The next hand's bidding waits for this player, who does not bid while we look.
     page.locator("#action-panel .bidding").wait_for()
     for size in (PHONE, {"width": 740, "height": 360}, LAPTOP):

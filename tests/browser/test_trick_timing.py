@@ -12,12 +12,10 @@ prints the figures (docs/performance.md, "A card on the other screens").
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bench.harness.stats import percentile
-from tests.browser.playing import act_once, sit
+from tests.browser.playing import add_bots, play_until, sit
 
 pytestmark = pytest.mark.browser
 
@@ -100,14 +98,9 @@ def test_a_lead_shows_on_the_other_screens_at_once_after_a_trick(open_page) -> N
     player = open_page(table["invite_url"], init_script=WATCH_THE_FELT)
     watcher = open_page(table["url"], init_script=WATCH_THE_FELT)
     sit(player, 0, "Lea")
-    for seat in (1, 2, 3):
-        player.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        player.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
-    deadline = time.monotonic() + 300
-    while player.locator(".scorepad .history tbody tr").count() < HANDS:
-        assert time.monotonic() < deadline, f"{HANDS} hands were not played"
-        if not act_once(player, 0):
-            player.wait_for_timeout(50)
+    add_bots(player, (1, 2, 3))
+    hands = player.locator(".scorepad .history tbody tr")
+    play_until(player, 0, lambda: hands.count() >= HANDS, f"{HANDS} hands", seconds=300)
 
     for name, page, seat in (("watcher", watcher, None), ("player", player, 0)):
         found = delays(page, seat)
