@@ -5,8 +5,8 @@
 // Reconnecting: a first try soon after the drop, then one about every RETRY_MS for as
 // long as the server stays away (a connection it cannot take costs it nothing), so the
 // page is back within about a second of the server's return however long it was gone;
-// after DOWN_PATIENCE_MS (a laptop asleep, a server down for good) the wait doubles up to
-// MAX_DELAY_MS. A server that answered and refused the socket (1008, 1013: too many
+// after DOWN_PATIENCE_MS (a laptop asleep, a server down for good) the wait doubles with
+// each further DOWN_PATIENCE_MS, up to MAX_DELAY_MS. A server that answered and refused the socket (1008, 1013: too many
 // connections from this address, origin not allowed, too slow) is asked again only after
 // REFUSED_MS, doubling up to MAX_REFUSED_MS. Each wait is spread by ±20 % so that a
 // server's players do not all come back in the same millisecond. The page is back, and

@@ -36,7 +36,6 @@ export class TrickDisplay {
     const position = seatPosition(play.seat, players, page.seat);
     const card = keyed(cardFace(play.card), `${play.seat}${play.card}`);
     card.classList.add("in-trick", `from-${position}`);
-    card.dataset.seat = play.seat;
     if (extraClass) card.classList.add(...extraClass.split(" ").filter(Boolean));
     card.setAttribute("aria-label", `${seatName(page, play.seat)}: ${cardName(play.card)}`);
     return card;
@@ -61,7 +60,6 @@ export class TrickDisplay {
   linger(last) {
     this.clear();
     const page = this.page;
-    this.finished.className = "trick-layer finished";
     this.towards = seatPosition(last.winner, page.table.rules.players, page.seat);
     patch(this.finished,
       last.cards.map((play) => this.placed(play, page, play.seat === last.winner ? "winner" : "")),
