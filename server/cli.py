@@ -62,8 +62,11 @@ GUEST_INTERFACES = (
     "docker", "br-", "veth", "podman", "cni", "flannel", "cali", "virbr", "lxcbr", "lxdbr",
     "vboxnet", "vmnet",
 )  # fmt: skip
-# The files Docker and Podman put at the root of every container.
+# The files Docker and Podman put at the root of every container. A virtual machine made
+# from a container image may keep them: its root file system is a disk of its own.
 CONTAINER_MARKERS = (".dockerenv", "run/.containerenv")
+# Where the mount table of this process is, below the root given to in_container.
+MOUNT_TABLE = "proc/self/mountinfo"
 
 
 def lan_addresses(
@@ -102,10 +105,40 @@ def lan_addresses(
     return [str(ip) for ip in sorted(found, key=lambda ip: not ip.is_private)]
 
 
+def root_on_a_disk(mountinfo: str) -> bool:
+    """Whether `/` is mounted from a block device (a disk, a partition, a virtual machine's
+    drive), read from a mount table in the format of /proc/self/mountinfo. A container's
+    root is an overlay (or another file system without a device of its own, device
+    major 0), assembled by the runtime on the host's disk.
+
+    >>> root_on_a_disk("27 1 254:0 / / rw,relatime - ext4 /dev/vda rw")
+    True
+    >>> root_on_a_disk("612 520 0:52 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/l")
+    False
+    >>> root_on_a_disk("")
+    False
+    """
+    found = False
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[4] == "/":
+            # The last mount on `/` is the one in sight; field 3 is its major:minor device.
+            found = not fields[2].startswith("0:")
+    return found
+
+
 def in_container(root: Path = Path("/")) -> bool:
     """Inside Docker or Podman the addresses found may be the container's own, which friends
-    cannot reach (unless it shares the host's network): the announcement says so."""
-    return any((root / marker).exists() for marker in CONTAINER_MARKERS)
+    cannot reach (unless it shares the host's network): the announcement says so. A marker
+    file at `root` tells a container, unless the mount table under `root` shows the root
+    on a disk of its own: a virtual machine that kept the marker from its image."""
+    if not any((root / marker).exists() for marker in CONTAINER_MARKERS):
+        return False
+    try:
+        mountinfo = (root / MOUNT_TABLE).read_text()
+    except OSError:
+        return True  # no mount table to tell otherwise: the marker decides
+    return not root_on_a_disk(mountinfo)
 
 
 def _is_loopback(host: str) -> bool:

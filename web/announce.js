@@ -12,7 +12,7 @@ import { cardName, playingSuit, suitName } from "/static/cards.js";
 import { isMyTurn } from "/static/cues.js";
 import { comfort } from "/static/comfort.js";
 import { el } from "/static/dom.js";
-import { seatWords, sideWords } from "/static/seating.js";
+import { does, seatWords, sideWords } from "/static/seating.js";
 
 // Lines kept in the log: a screen reader reads each line as it is added; old ones go.
 const KEPT_LINES = 40;
@@ -44,11 +44,6 @@ export function pointsWords(points) {
 
 export function plural(count, word) {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
-}
-
-/** "You play" / "Ann plays": the verb agrees with who does it. */
-function does(who, verb) {
-  return who === "You" ? `${who} ${verb}` : `${who} ${verb}s`;
 }
 
 // What each phase asks: [of the viewer, of the others].

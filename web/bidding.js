@@ -7,7 +7,7 @@
 import { cardFace } from "/static/cards.js";
 import { el } from "/static/dom.js";
 import { blindNilExplanation, nilExplanation, tenForTwoHundredExplanation } from "/static/rules.js";
-import { sideOfSeat } from "/static/seating.js";
+import { seatName, sideOfSeat } from "/static/seating.js";
 
 /** " hinted" on the button of the action the server's hint chose (it never acts). */
 function lit(page, action) {
@@ -18,10 +18,6 @@ function lit(page, action) {
 
 function legalOf(view, type) {
   return view.legal.filter((action) => action.type === type);
-}
-
-function nameOf(page, seat) {
-  return page.table.seats[seat]?.name || `Seat ${seat + 1}`;
 }
 
 function bidWords(bid) {
@@ -40,14 +36,14 @@ function bidHint(page) {
     if (partner === seat) continue;
     const bid = view.bids[partner];
     words.push(bid === null
-      ? `Partner ${nameOf(page, partner)} has not bid yet`
-      : `Partner ${nameOf(page, partner)} bid ${bidWords(bid)}`);
+      ? `Partner ${seatName(page, partner)} has not bid yet`
+      : `Partner ${seatName(page, partner)} bid ${bidWords(bid)}`);
   }
   const others = view.bids
     .map((bid, other) => ({ bid, other }))
     .filter(({ bid, other }) => bid !== null && sideOfSeat(sides, other) !== mySide);
   if (others.length) {
-    words.push(`opponents: ${others.map(({ bid, other }) => `${nameOf(page, other)} ${bidWords(bid)}`).join(", ")}`);
+    words.push(`opponents: ${others.map(({ bid, other }) => `${seatName(page, other)} ${bidWords(bid)}`).join(", ")}`);
   }
   return words.join(" · ");
 }

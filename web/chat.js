@@ -8,7 +8,9 @@ const OPEN_KEY = "spades.chatOpen";
 const MAX_LINES = 200;
 
 export class ChatPanel {
-  constructor(send) {
+  /** `send(text)` sends a line; `nameOf(seat)` names a seat whose line came without a name. */
+  constructor(send, nameOf) {
+    this.nameOf = nameOf;
     this.log = document.getElementById("chat-log");
     this.body = document.getElementById("chat-body");
     this.toggle = document.getElementById("chat-toggle");
@@ -33,7 +35,7 @@ export class ChatPanel {
   }
 
   line(message) {
-    const who = message.name || (message.seat === null ? "Spectator" : `Seat ${message.seat + 1}`);
+    const who = message.name || (message.seat === null ? "Spectator" : this.nameOf(message.seat));
     return el("li", { key: message.version }, el("strong", { class: "who" }, `${who}: `), el("span", { class: "text" }, message.text));
   }
 

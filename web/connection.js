@@ -1,9 +1,24 @@
 // The table's WebSocket: hello with the seat token (and the host token when this browser
-// holds it) and last version, `back` from autoplay, `hint` requests, reconnect with
-// exponential back-off, ignore stale states, resync (hello again) on a suspected gap.
+// holds it) and last version, `back` from autoplay, `hint` requests, reconnect when the
+// socket drops, ignore stale states, resync (hello again) on a suspected gap.
+//
+// Reconnecting: a first try soon after the drop, then one about every RETRY_MS for as
+// long as the server stays away (a connection it cannot take costs it nothing), so the
+// page is back within about a second of the server's return however long it was gone;
+// after DOWN_PATIENCE_MS (a laptop asleep, a server down for good) the wait doubles with
+// each further DOWN_PATIENCE_MS, up to MAX_DELAY_MS. A server that answered and refused the socket (1008, 1013: too many
+// connections from this address, origin not allowed, too slow) is asked again only after
+// REFUSED_MS, doubling up to MAX_REFUSED_MS. Each wait is spread by ±20 % so that a
+// server's players do not all come back in the same millisecond. The page is back, and
+// the counts start again, when the server answers its hello.
 
-const FIRST_DELAY_MS = 500;
+const FIRST_DELAY_MS = 250;
+const RETRY_MS = 750;
+const DOWN_PATIENCE_MS = 60000;
 const MAX_DELAY_MS = 10000;
+const REFUSED_MS = 5000;
+const MAX_REFUSED_MS = 60000;
+const REFUSALS = new Set([1008, 1013]);
 const PING_MS = 25000;
 const RESYNC_QUIET_MS = 3000;
 
@@ -22,20 +37,25 @@ export class TableConnection {
     this.hooks = hooks;
     this.version = null;
     this.socket = null;
-    this.attempt = 0;
+    this.downSince = null; // when the socket went down, until a hello is answered
+    this.attempt = 0; // tries since then
+    this.refusals = 0; // refusals in a row (REFUSALS)
+    this.retry = null; // the timer of the next try
     this.helloPending = false;
     this.lastResync = 0;
     this.nextId = 1;
+    window.addEventListener("online", () => this.tryNow());
+    document.addEventListener("visibilitychange", () => document.hidden || this.tryNow());
   }
 
   connect() {
+    clearTimeout(this.retry);
+    this.retry = null;
     const scheme = window.location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${window.location.host}/ws/tables/${this.tableId}`);
     this.socket = socket;
     socket.addEventListener("open", () => {
-      this.attempt = 0;
       this.hello();
-      this.hooks.onStatus("open");
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.send({ type: "ping" }), PING_MS);
     });
@@ -101,7 +121,7 @@ export class TableConnection {
     const answersHello = this.helloPending && message.chat !== undefined;
     const stale = this.version !== null && message.version <= this.version;
     if (stale && !answersHello) return;
-    if (answersHello) this.helloPending = false;
+    if (answersHello) this.greeted();
     else if (this.version !== null && message.version > this.version + 1) this.resync();
     this.version = Math.max(this.version ?? 0, message.version);
     this.hooks.onState(message, { answersHello });
@@ -127,6 +147,29 @@ export class TableConnection {
     this.hello();
   }
 
+  /** The server answered the hello: the page is live again, the waits start afresh. */
+  greeted() {
+    this.helloPending = false;
+    this.downSince = null;
+    this.attempt = 0;
+    this.refusals = 0;
+    this.hooks.onStatus("open");
+  }
+
+  /** How long to wait before the next try, after a close with `code` (see the top). */
+  delay(code) {
+    if (REFUSALS.has(code)) {
+      this.refusals += 1;
+      return Math.min(MAX_REFUSED_MS, REFUSED_MS * 2 ** (this.refusals - 1));
+    }
+    const now = Date.now();
+    this.downSince ??= now;
+    this.attempt += 1;
+    if (this.attempt === 1) return FIRST_DELAY_MS;
+    const late = now - this.downSince - DOWN_PATIENCE_MS;
+    return late < 0 ? RETRY_MS : Math.min(MAX_DELAY_MS, RETRY_MS * 2 ** Math.ceil(late / DOWN_PATIENCE_MS));
+  }
+
   closed(socket, event) {
     if (socket !== this.socket) return;
     clearInterval(this.pinger);
@@ -135,9 +178,16 @@ export class TableConnection {
       this.hooks.onGone();
       return;
     }
-    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** this.attempt);
-    this.attempt += 1;
+    const delay = this.delay(event.code);
     this.hooks.onStatus("down", { delay, restarting: event.code === 1012 });
-    setTimeout(() => this.connect(), delay * (0.8 + Math.random() * 0.4));
+    this.retry = setTimeout(() => this.connect(), delay * (0.8 + Math.random() * 0.4));
+  }
+
+  /**
+   * Try at once while down: the browser is back online, or the page is seen again (a
+   * hidden page's timers may have been slowed down).
+   */
+  tryNow() {
+    if (this.retry !== null && this.refusals === 0) this.connect();
   }
 }

@@ -2,8 +2,8 @@
 // sound when it becomes their turn and when a trick or a hand ends (made with WebAudio,
 // no sound files), "● Your turn" in the tab title and a dot on the favicon while the
 // page is hidden, and a browser notification if the player switched that on (the
-// browser asks for permission only then). Sound is on by default for players, off for
-// spectators; the player's own choice is remembered.
+// browser asks for permission only then). Sound is on by default for players, and the
+// player's own choice is remembered; a spectator has no turn, and no sound.
 
 import { remembered } from "/static/dom.js";
 
@@ -43,9 +43,9 @@ export class TurnCues {
     document.addEventListener("visibilitychange", () => this.page && this.showTurn(this.page));
   }
 
-  /** Sound on unless the player said otherwise; off by default for spectators. */
+  /** Sound on for a player unless they said otherwise; never for a spectator. */
   soundOn(page) {
-    return remembered.get(SOUND_KEY, page.seat !== null);
+    return page.seat !== null && remembered.get(SOUND_KEY, true);
   }
 
   setSound(on) {

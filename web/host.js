@@ -3,9 +3,11 @@
 // during it, let a bot play for an away player or give a seat to someone new; the turn
 // timer; ending the table. The server checks every request again (403 for non-hosts).
 // The panel is patched in place (dom.js), so the keyboard stays where it was; handlers
-// read the controls on the page by id, never the nodes of one drawing.
+// read the controls on the page by id, never the nodes of one drawing. Seats are named
+// as the host's own screen shows them ("On your left: Bot (expert)"), never by number.
 
 import { el, patch } from "/static/dom.js";
+import { placeHeading, seatName, seatPlace } from "/static/seating.js";
 
 export const TIMER_CHOICES = [null, 15, 30, 60, 120];
 
@@ -16,14 +18,18 @@ export function timerWords(seconds) {
 // What the host has opened and typed, kept across redraws (states arrive all the time).
 const ui = { confirm: null, newName: "", moveTo: {} };
 
-function seatWords(page, info) {
-  const who = info.name === null ? "empty" : info.name;
+/** "Ann", "Bot (expert)", "empty": who sits in a seat, its place said beside it. */
+function occupant(info) {
+  if (info.name === null) return "empty";
+  return info.bot ? `Bot (${info.bot})` : info.name;
+}
+
+/** "On your left: Bot (expert)", "Your seat: Hal", "Across: Fay (away, bot plays)". */
+function rowWords(page, info) {
   const notes = [];
-  if (info.seat === page.seat) notes.push("you");
-  if (info.bot) notes.push("bot");
-  else if (info.autoplay) notes.push(info.autoplay_reason === "timer" ? "bot plays, timed out" : "away, bot plays");
-  else if (info.name !== null && !info.connected) notes.push("away");
-  return `Seat ${info.seat + 1}: ${who}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+  if (info.autoplay) notes.push(info.autoplay_reason === "timer" ? "bot plays, timed out" : "away, bot plays");
+  else if (info.name !== null && !info.bot && !info.connected) notes.push("away");
+  return `${placeHeading(page, info.seat)}: ${occupant(info)}${notes.length ? ` (${notes.join(", ")})` : ""}`;
 }
 
 function moveControl(page, info, hooks) {
@@ -32,18 +38,19 @@ function moveControl(page, info, hooks) {
   const chosen = ui.moveTo[info.seat] ?? String(others[0]?.seat ?? "");
   const select = el("select", { id, onchange: (event) => { ui.moveTo[info.seat] = event.target.value; } },
     others.map((other) => el("option", { value: other.seat, selected: String(other.seat) === chosen },
-      other.name === null ? `Seat ${other.seat + 1} (empty)` : `Seat ${other.seat + 1} (swap with ${other.name})`)));
+      `${placeHeading(page, other.seat)} (${other.name === null ? "empty" : `swap with ${other.bot ? "the bot" : other.name}`})`)));
+  const who = seatName(page, info.seat);
   return el("span", { key: "move", class: "host-move" },
-    el("label", { for: id, class: "visually-hidden" }, `New seat for ${info.name}`),
+    el("label", { for: id, class: "visually-hidden" }, `New seat for ${who}`),
     select,
     el("button", {
-      type: "button", class: "move", "aria-label": `Move ${info.name} to the chosen seat`, title: "Move to the chosen seat (or swap)",
+      type: "button", class: "move", "aria-label": `Move ${who} to the chosen seat`, title: "Move to the chosen seat (or swap)",
       onclick: () => hooks.move(info.seat, Number(document.getElementById(id).value)),
     }, "Move"));
 }
 
 function reissueControl(page, info, hooks, redraw) {
-  const label = `Give seat ${info.seat + 1} to someone new`;
+  const label = `Give ${seatPlace(page, info.seat)} to someone new`;
   if (ui.confirm !== `reissue:${info.seat}`) {
     return el("button", {
       key: "reissue", type: "button", class: "reissue", "aria-label": label,
@@ -75,23 +82,25 @@ function reissueControl(page, info, hooks, redraw) {
 function seatRow(page, info, hooks, redraw) {
   const waiting = page.table.status === "waiting";
   const controls = [];
+  const who = seatName(page, info.seat);
   if (info.name !== null && waiting) {
     controls.push(el("button", {
-      key: "remove", type: "button", class: "remove", "aria-label": `Remove ${info.name} from seat ${info.seat + 1}`,
+      key: "remove", type: "button", class: "remove",
+      "aria-label": info.bot ? `Remove ${who}` : `Remove ${who} from ${seatPlace(page, info.seat)}`,
       onclick: () => hooks.remove(info.seat),
     }, "Remove"));
     controls.push(moveControl(page, info, hooks));
   } else if (!waiting && info.name !== null) {
     if (!info.bot && !info.connected && !info.autoplay) {
       controls.push(el("button", {
-        key: "standin", type: "button", class: "standin primary", "aria-label": `Let a bot play for ${info.name}`,
+        key: "standin", type: "button", class: "standin primary", "aria-label": `Let a bot play for ${who}`,
         onclick: () => hooks.standin(info.seat),
       }, "Let a bot play"));
     }
     controls.push(reissueControl(page, info, hooks, redraw));
   }
   return el("li", { key: info.seat, class: "host-seat", dataset: { seat: info.seat } },
-    el("span", { class: "who" }, seatWords(page, info)),
+    el("span", { class: "who" }, rowWords(page, info)),
     controls.length ? el("span", { class: "host-buttons" }, controls) : null);
 }
 

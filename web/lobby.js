@@ -115,7 +115,13 @@ function scoreWords(table) {
 /** @param {import('./protocol-types.js').PublicTable} table  @param {string} action */
 function tableRow(table, action) {
   const seated = table.seats.filter((seat) => seat.name !== null);
-  const names = seated.map((seat) => seat.name).join(", ");
+  // People by name; bots counted, since the name the server gives a bot says where it
+  // sits as seen from seat 0, which means nothing here.
+  const bots = seated.filter((seat) => seat.bot).length;
+  const names = [
+    ...seated.filter((seat) => !seat.bot).map((seat) => seat.name),
+    ...(bots ? [bots === 1 ? "a bot" : `${bots} bots`] : []),
+  ].join(", ");
   const url = table.url || `/t/${table.id}`;
   return el("li", { class: "table-row" },
     el("div", { class: "table-row-text" },

@@ -9,7 +9,7 @@
 import { playsWords } from "/static/announce.js";
 import { cardFace, cardName, sortHand } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
-import { seatWords, sideName } from "/static/seating.js";
+import { seatName, seatWords, sideName } from "/static/seating.js";
 
 function signed(points) {
   return points > 0 ? `+${points}` : String(points);
@@ -86,8 +86,7 @@ export class HandReview {
   draw() {
     const page = this.pageOf();
     const { hand, step } = this;
-    const names = page.table.seats.map((seat) => seat.name);
-    const nameOf = (seat) => names[seat] || `Seat ${seat + 1}`;
+    const nameOf = (seat) => seatName(page, seat);
     const state = replayAt(hand, step);
     const deck = page.table.rules.deck;
     const recorded = hand.plays !== null && hand.plays !== undefined;
@@ -112,7 +111,7 @@ export class HandReview {
             hand.dealer === seat ? el("span", { class: "chip dealer" }, "Dealer") : null),
           el("div", { class: "review-cards", role: "group", "aria-label": `${nameOf(seat)}'s cards` },
             sortHand(cards, { deck }).map((card, index) => keyed(cardFace(card), `${card}${index}`)))))),
-      this.scoreChange(page, names),
+      this.scoreChange(page),
       el("p", { key: "said", class: "visually-hidden", "aria-live": "polite" }, this.stepWords(page, state.trick)));
   }
 
@@ -134,12 +133,12 @@ export class HandReview {
       el("p", { class: "review-winner" }, `${nameOf(trick.winner)} took it`));
   }
 
-  scoreChange(page, names) {
+  scoreChange(page) {
     const sides = this.hand.sides.map((side) => side.seats);
     return el("ul", { key: "score", class: "review-score", "aria-label": "Score change of this hand" },
       this.hand.sides.map((side, index) =>
         el("li", { key: index },
-          el("strong", {}, sideName(sides, index, names)),
+          el("strong", {}, sideName(page, index, sides)),
           ` contract ${side.contract}, took ${side.taken}: `,
           el("b", {}, signed(side.points)),
           ` → ${side.score} (${side.bags} bag${side.bags === 1 ? "" : "s"})`)));

@@ -7,7 +7,7 @@
 import { cardShort } from "/static/cards.js";
 import { el, patch, remembered } from "/static/dom.js";
 import { bagPenaltyWords } from "/static/rules.js";
-import { sideName } from "/static/seating.js";
+import { seatName, sideName } from "/static/seating.js";
 
 const OPEN_KEY = "spades.scorepadOpen";
 
@@ -15,15 +15,16 @@ function signed(points) {
   return points > 0 ? `+${points}` : String(points);
 }
 
-function seatNames(page) {
-  return page.table.seats.map((seat) => seat.name);
-}
-
 function bidWords(bid) {
   if (bid === null) return "–";
   if (bid === "blind_nil") return "blind nil";
   if (bid === 0) return "nil";
   return String(bid);
+}
+
+/** A side's name in a column or row head: wraps between words, and inside one only if it must. */
+function sideLabel(page, index) {
+  return el("span", { class: "side-name" }, sideName(page, index));
 }
 
 // Before the first game the table's scores are an empty list: every side stands at 0.
@@ -35,7 +36,6 @@ function standings(page) {
 }
 
 function currentRows(page) {
-  const names = seatNames(page);
   const { view } = page;
   return page.sides.map((members, index) => {
     const standing = standings(page)[index] ?? NO_STANDING;
@@ -43,7 +43,7 @@ function currentRows(page) {
     // The engine's contract of the side (docs/rules.md §6), null until the bidding ends.
     const contract = view?.contracts?.[index] ?? null;
     return el("tr", { key: index, dataset: { side: index } },
-      el("th", { scope: "row" }, sideName(page.sides, index, names)),
+      el("th", { scope: "row" }, sideLabel(page, index)),
       el("td", { class: "score" }, String(standing.score)),
       el("td", {}, String(standing.bags)),
       el("td", {}, contract === null ? "–" : String(contract)),
@@ -82,14 +82,13 @@ export function timerMoveWords(action) {
 
 /** "Hand 2: Ann (played 5♥), Bo (bid 3)": the moves the turn timer made, by hand. */
 function timerMoveLines(page, history) {
-  const names = seatNames(page);
   const hands = history.filter((hand) => hand.timer_moves.length);
   if (!hands.length) return null;
   return el("div", { class: "timer-moves" },
     el("h3", {}, el("span", { class: "clock", "aria-hidden": "true" }), "Moves the turn timer made"),
     el("ul", {}, hands.map((hand) => el("li", { key: hand.hand, dataset: { hand: hand.hand } },
       el("strong", {}, `Hand ${hand.hand}: `),
-      hand.timer_moves.map((move) => `${names[move.seat] || `Seat ${move.seat + 1}`} (${timerMoveWords(move.action)})`).join(", ")))));
+      hand.timer_moves.map((move) => `${seatName(page, move.seat)} (${timerMoveWords(move.action)})`).join(", ")))));
 }
 
 /**
@@ -103,7 +102,6 @@ function timerMoveLines(page, history) {
 export function renderScorepad(container, page, history, hooks) {
   const target = page.table.rules.target_score;
   const open = remembered.get(OPEN_KEY, true);
-  const names = seatNames(page);
   const toggle = el("button", {
     type: "button", class: "panel-toggle", "aria-expanded": String(open), "aria-controls": "scorepad-body",
     onclick: () => {
@@ -114,7 +112,7 @@ export function renderScorepad(container, page, history, hooks) {
   const compact = el("p", { class: "compact-scores" },
     page.sides.map((_, index) => {
       const standing = standings(page)[index] ?? NO_STANDING;
-      return el("span", { key: index }, `${sideName(page.sides, index, names)}: ${standing.score}`);
+      return el("span", { key: index }, `${sideName(page, index)}: ${standing.score}`);
     }));
   const body = el("div", { id: "scorepad-body", hidden: !open },
     el("table", { class: "scores" },
@@ -130,7 +128,7 @@ export function renderScorepad(container, page, history, hooks) {
       el("div", { class: "history-hands" },
         el("table", {},
           el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Hand"),
-            page.sides.map((_, index) => el("th", { scope: "col" }, sideName(page.sides, index, names))),
+            page.sides.map((_, index) => el("th", { scope: "col" }, sideLabel(page, index))),
             el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Replay")))),
           el("tbody", {}, historyRows(page, history, hooks)))),
         el("button", { type: "button", class: "small-button download-record", onclick: hooks.download },
@@ -142,9 +140,8 @@ export function renderScorepad(container, page, history, hooks) {
 }
 
 function nilLines(page, result) {
-  const names = seatNames(page);
   return result.sides.flatMap((side) => side.nil.map((nil) => {
-    const who = names[nil.seat] || `Seat ${nil.seat + 1}`;
+    const who = seatName(page, nil.seat);
     return `${who}'s ${nil.blind ? "blind nil" : "nil"} ${nil.made ? "made" : "failed"}: ${signed(nil.points)}`;
   }));
 }
@@ -171,7 +168,6 @@ export function sideExtras(rules, side) {
  * @param {import('./protocol-types.js').HandResult} result
  */
 export function handSummary(page, result) {
-  const names = seatNames(page);
   const rules = page.table.rules;
   const number = result.hand_number;
   const nils = nilLines(page, result);
@@ -180,8 +176,9 @@ export function handSummary(page, result) {
     el("ul", { class: "summary-sides" }, result.sides.map((side, index) => {
       const bids = side.seats.map((seat) => bidWords(result.bids[seat])).join(" + ");
       return el("li", { key: index, dataset: { side: index } },
-        el("strong", {}, sideName(page.sides, index, names)),
-        el("span", {}, `bid ${bids} (contract ${side.contract}), took ${side.taken}: `, el("b", { class: "points" }, signed(side.points))),
+        el("strong", {}, sideName(page, index)),
+        el("span", { class: "contract" }, `bid ${bids} (contract ${side.contract}), took ${side.taken}: `),
+        el("b", { class: "points" }, signed(side.points)),
         sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
         el("span", { class: "muted" }, `score ${side.score}, ${side.bags} bag${side.bags === 1 ? "" : "s"}`));
     })),
@@ -190,17 +187,16 @@ export function handSummary(page, result) {
 
 /** Game over: the winner, the final scores, and (for seated players) the rematch button. */
 export function gameOverPanel(page, onRematch) {
-  const names = seatNames(page);
   const winner = page.view?.winner ?? page.table.winner;
   const scores = standings(page);
-  const winnerName = winner === null ? "Nobody" : sideName(page.sides, winner, names);
+  const winnerName = winner === null ? "Nobody" : sideName(page, winner);
   const youWon = page.seat !== null && page.sides[winner]?.includes(page.seat);
   const last = page.view?.last_hand;
   return el("div", { key: "game-over", class: "summary game-over", role: "group", "aria-label": "Game over" },
     el("h2", {}, youWon ? `You win! ${winnerName}` : `${winnerName} win${page.sides[winner]?.length > 1 ? "" : "s"} the game`),
     el("ul", { class: "summary-sides" }, scores.map((standing, index) =>
       el("li", { class: index === winner ? "winner" : "" },
-        el("strong", {}, sideName(page.sides, index, names)),
+        el("strong", {}, sideName(page, index)),
         el("span", {}, `${standing.score} points, ${standing.bags} bag${standing.bags === 1 ? "" : "s"}`)))),
     last ? el("details", {}, el("summary", {}, "Last hand"), handSummary(page, last)) : null,
     page.seat !== null

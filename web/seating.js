@@ -30,14 +30,10 @@ export function sideOfSeat(sides, seat) {
   return sides.findIndex((members) => members.includes(seat));
 }
 
-/** "Ann & Cy", or "Seat 1" for an empty chair, for score pad and summaries. */
-export function sideName(sides, index, seatNames) {
-  return sides[index].map((seat) => seatNames[seat] || `Seat ${seat + 1}`).join(" & ");
-}
-
 // Where a seat is, in words, for a player (from their seat) and for a spectator (who
-// looks from seat 0's side): a bot is named by its place on this screen, never by the
-// compass name the server gives it, which would not match the screen of every viewer.
+// looks from seat 0's side). Every name of a place on the page comes from here, so it
+// matches the screen of the one who reads it: never a seat number, and never the
+// compass name the server gives a bot ("South bot"), which is right for one viewer only.
 const PLACE_WORDS = {
   bottom: ["", "at the bottom"],
   left: ["on your left", "on the left"],
@@ -48,18 +44,57 @@ const PLACE_WORDS = {
 };
 
 /**
- * Who sits in `seat`, as said to the viewer: "You", a person's name, "Bot on your left"
- * ("Bot on the left" to a spectator), or "Empty seat across".
+ * Where `seat` sits on this viewer's screen: "on your left", "across" ("on the left",
+ * "at the top" to a spectator); "" for the viewer's own seat.
  */
-export function seatWords(page, seat) {
-  if (seat === page.seat) return "You";
-  const info = page.table.seats[seat];
-  if (info?.name && !info.bot) return info.name;
-  const place = PLACE_WORDS[seatPosition(seat, page.table.rules.players, page.seat)][page.seat === null ? 1 : 0];
-  return `${info?.bot ? "Bot" : "Empty seat"} ${place}`;
+export function placeWords(page, seat) {
+  return PLACE_WORDS[seatPosition(seat, page.table.rules.players, page.seat)][page.seat === null ? 1 : 0];
 }
 
-/** "You and Bot across": the members of side `index` in seatWords. */
+/** A seat as a place: "your seat", "the seat on your left", "the seat at the top". */
+export function seatPlace(page, seat) {
+  return seat === page.seat ? "your seat" : `the seat ${placeWords(page, seat)}`;
+}
+
+/**
+ * Who sits in `seat`, for a label: a person's name (the viewer's own included), "Bot on
+ * your left" ("Bot on the left" to a spectator), or "Empty seat across".
+ */
+export function seatName(page, seat) {
+  const info = page.table.seats[seat];
+  if (info?.name && !info.bot) return info.name;
+  return `${info?.bot ? "Bot" : "Empty seat"} ${placeWords(page, seat)}`.trimEnd();
+}
+
+/** Who sits in `seat`, in a sentence: "You" for the viewer, else as seatName. */
+export function seatWords(page, seat) {
+  return seat === page.seat ? "You" : seatName(page, seat);
+}
+
+/** "You play" / "Ann plays": the verb agrees with seatWords' subject. */
+export function does(who, verb) {
+  return who === "You" ? `${who} ${verb}` : `${who} ${verb}s`;
+}
+
+/**
+ * "Ann & Bot across": the members of side `index` by seatName (score pad, summaries);
+ * `sides` the page's unless given (a finished hand's own).
+ */
+export function sideName(page, index, sides = page.sides) {
+  return sides[index].map((seat) => seatName(page, seat)).join(" & ");
+}
+
+/** "You and Bot across": the members of side `index` in seatWords, for sentences. */
 export function sideWords(page, index) {
   return page.sides[index].map((seat) => seatWords(page, seat)).join(" and ");
+}
+
+/** "the seat across" -> "The seat across": words that begin a title or a line. */
+export function capitalised(words) {
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** "On your left", "Across"; "Your seat" for the viewer's own: a seat's heading. */
+export function placeHeading(page, seat) {
+  return capitalised(seat === page.seat ? "your seat" : placeWords(page, seat));
 }

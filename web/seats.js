@@ -1,11 +1,13 @@
-// The seat plates around the felt: name, bot marker and level, connected dot (with
-// words), dealer chip, turn marker (with words), tricks won / bid, cards left, the turn
-// timer's countdown and its "timer" note; or the buttons to sit down or add a bot while
-// the seat is empty. Each plate keeps its node across states (keyed by seat), so a button
-// with the keyboard focus keeps it.
+// The seat plates around the felt: name (a bot is "Bot" and its level, never the
+// server's compass name), connected dot (with words), dealer chip, turn marker (with
+// words), tricks won / bid, cards left, the turn timer's countdown and its "timer" note;
+// or the buttons to sit down or add a bot while the seat is empty. Each plate is named
+// for screen readers by who sits there and where on this screen ("Ann, on your left").
+// Each plate keeps its node across states (keyed by seat), so a button with the keyboard
+// focus keeps it.
 
 import { el, patch } from "/static/dom.js";
-import { seatPosition } from "/static/seating.js";
+import { placeWords, seatName, seatPosition } from "/static/seating.js";
 
 function bidWords(bid) {
   if (bid === null) return null;
@@ -63,7 +65,7 @@ function occupiedSeat(seat, seatInfo, page, hooks) {
   const isTurn = Boolean(view && view.phase !== "over" && view.turn.includes(seat));
   const parts = [
     el("span", { class: "name-line" },
-      el("span", { class: "name" }, seatInfo.name),
+      seatInfo.bot ? null : el("span", { class: "name" }, seatInfo.name),
       presence(seatInfo),
       seat === mySeat ? el("span", { class: "badge you" }, "You") : null,
       view && view.dealer === seat ? el("span", { class: "chip dealer", title: "Dealer" }, "Dealer") : null),
@@ -86,6 +88,14 @@ function occupiedSeat(seat, seatInfo, page, hooks) {
   return { parts, isTurn };
 }
 
+/** "Ann, on your left", "Ann, you", "Bot across (expert)", "Empty seat on the left". */
+function plateLabel(page, seatInfo) {
+  const { seat } = seatInfo;
+  if (seatInfo.bot) return `${seatName(page, seat)} (${seatInfo.bot})`;
+  if (seatInfo.name === null) return seatName(page, seat);
+  return `${seatInfo.name}, ${seat === page.seat ? "you" : placeWords(page, seat)}`;
+}
+
 /**
  * Draw every seat plate. `hooks`: {sit(seat), addBot(seat), countdown(seat, mine)};
  * `page.mayJoin`: this browser may take seats (a listed table, or it holds the invite).
@@ -98,20 +108,47 @@ export function renderSeats(container, page, hooks) {
   patch(container, table.seats.map((seatInfo) => {
     const seat = seatInfo.seat;
     const position = seatPosition(seat, players, page.seat);
+    const empty = seatInfo.name === null;
+    const { parts, isTurn } = empty ? { parts: emptySeat(seat, hooks, rights), isTurn: false }
+      : occupiedSeat(seat, seatInfo, page, hooks);
     const plate = el("div", {
       key: seat, class: `seat pos-${position}`, dataset: { seat }, role: "group",
-      "aria-label": `Seat ${seat + 1}${seatInfo.name ? `: ${seatInfo.name}` : ", empty"}`,
-    });
-    if (seatInfo.name === null) {
-      plate.classList.add("empty");
-      plate.append(...emptySeat(seat, hooks, rights));
-    } else {
-      const { parts, isTurn } = occupiedSeat(seat, seatInfo, page, hooks);
-      plate.classList.toggle("turn", isTurn);
-      plate.classList.toggle("disconnected", !seatInfo.connected && !seatInfo.bot);
-      plate.classList.toggle("autoplay", Boolean(seatInfo.autoplay));
-      plate.append(...parts);
-    }
+      "aria-label": plateLabel(page, seatInfo),
+    }, parts);
+    plate.classList.toggle("empty", empty);
+    plate.classList.toggle("mine", seat === page.seat);
+    plate.classList.toggle("turn", isTurn);
+    plate.classList.toggle("disconnected", !empty && !seatInfo.connected && !seatInfo.bot);
+    plate.classList.toggle("autoplay", Boolean(seatInfo.autoplay));
     return plate;
   }));
+}
+
+// Room left between a panel in the middle and the plates around it, in pixels.
+const CLEARANCE = 4;
+
+/**
+ * The middle of the felt that no seat plate covers, in the felt's own coordinates
+ * ({left, top, width, height}): inside the plates on the left and right, below those at
+ * the top, above the one at the bottom. A panel kept inside it hides no seat.
+ * @param {HTMLElement} felt
+ */
+export function freeMiddle(felt) {
+  const box = felt.getBoundingClientRect();
+  const inside = { left: box.left + felt.clientLeft, top: box.top + felt.clientTop };
+  let left = inside.left;
+  let top = inside.top;
+  let right = inside.left + felt.clientWidth;
+  let bottom = inside.top + felt.clientHeight;
+  for (const plate of felt.querySelectorAll(".seat")) {
+    const edge = plate.getBoundingClientRect();
+    if (plate.classList.contains("pos-bottom")) bottom = Math.min(bottom, edge.top - CLEARANCE);
+    else if (plate.classList.contains("pos-left")) left = Math.max(left, edge.right + CLEARANCE);
+    else if (plate.classList.contains("pos-right")) right = Math.min(right, edge.left - CLEARANCE);
+    else top = Math.max(top, edge.bottom + CLEARANCE);
+  }
+  return {
+    left: left - inside.left, top: top - inside.top,
+    width: Math.max(0, right - left), height: Math.max(0, bottom - top),
+  };
 }

@@ -26,8 +26,8 @@ import {
 import { downloadRecord, HandReview } from "/static/review.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
-import { renderSeats } from "/static/seats.js";
-import { sideName, sidesOf } from "/static/seating.js";
+import { freeMiddle, renderSeats } from "/static/seats.js";
+import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
 import { TurnClock } from "/static/timer.js";
 import { renderLastTrick, TrickDisplay } from "/static/trick.js";
 
@@ -44,6 +44,8 @@ const BOT_LEVEL_KEY = "spades.botLevel";
 const BOT_LEVELS = ["expert", "advanced", "basic"];
 // Where the side panels fold away (app.css says the same).
 const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
+// A middle of the felt narrower than this shows the hand's summary in its short form.
+const NARROW_MIDDLE_PX = 260;
 
 const $ = (id) => document.getElementById(id);
 
@@ -82,7 +84,7 @@ const connection = new TableConnection(tableId, {
   onStatus: showConnection,
   onGone: () => showBanner("This table does not exist (any more).", "gone"),
 });
-const chat = new ChatPanel((text) => connection.chat(text));
+const chat = new ChatPanel((text) => connection.chat(text), (seat) => seatName(page, seat));
 const cues = new TurnCues();
 const review = new HandReview($("review-dialog"), () => page);
 const keys = new TableKeys({
@@ -92,10 +94,6 @@ const keys = new TableKeys({
   spadesFirst: () => remembered.get(SPADES_FIRST_KEY, false),
   help: $("keys-dialog"),
 });
-
-function nameOf(seat) {
-  return page.table?.seats[seat]?.name || `Seat ${seat + 1}`;
-}
 
 function showBanner(text, kind = "down") {
   const banner = $("connection-banner");
@@ -294,10 +292,10 @@ const hostHooks = {
     const held = remembered.get(SEAT_KEY);
     if (held && held.seat === seat) remembered.set(SEAT_KEY, null); // we gave our own seat away
     showLinkDialog($("link-dialog"), {
-      title: `Seat ${seat + 1} for someone new`,
+      title: `${capitalised(seatPlace(page, seat))} for someone new`,
       text: "Send this link to the new player (or let them scan the code). Whoever opens it takes the seat; the old link no longer works.",
       link: absoluteContinueLink(tableId, answer, remembered.get(INVITE_KEY)),
-      qrLabel: `QR code of the link to seat ${seat + 1}`,
+      qrLabel: `QR code of the link to ${seatPlace(page, seat)}`,
     });
   },
 };
@@ -361,8 +359,7 @@ function renderSeries() {
   const games = wins.reduce((sum, won) => sum + won, 0);
   tally.hidden = games === 0;
   if (!games) return;
-  const names = page.table.seats.map((seat) => seat.name);
-  setText(tally, `Games won: ${page.sides.map((_, index) => `${sideName(page.sides, index, names)} ${wins[index] ?? 0}`).join(" · ")}`);
+  setText(tally, `Games won: ${page.sides.map((_, index) => `${sideName(page, index)} ${wins[index] ?? 0}`).join(" · ")}`);
   tally.title = `${games} game${games === 1 ? "" : "s"} won at this table`;
 }
 
@@ -398,7 +395,7 @@ function seatPicker() {
 function waitingPanel() {
   const missing = page.table.seats.filter((seat) => seat.name === null).length;
   return el("div", { key: "waiting", class: "panel-inner waiting" },
-    el("p", {}, `You are in seat ${page.seat + 1}. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
+    el("p", {}, `You have a seat. The game starts when ${missing} more seat${missing === 1 ? " is" : "s are"} filled.`),
     el("button", { type: "button", class: "leave", onclick: leaveSeat }, "Leave seat"));
 }
 
@@ -416,8 +413,27 @@ function summaryStarted() {
 function summaryToShow() {
   if (!page.summary || page.summaryClosed || !page.view || summaryStarted()) return null;
   const node = handSummary(page, page.summary);
-  node.append(el("button", { type: "button", class: "close", onclick: closeSummary }, "Close"));
+  // First, so that it is in sight however little room the summary has.
+  node.prepend(el("button", { type: "button", class: "close small-button", onclick: closeSummary }, "Close"));
   return node;
+}
+
+/**
+ * The hand's summary keeps to the middle of the felt that no seat plate covers (and
+ * scrolls inside it if it must), so the next hand's seats and bids stay in sight; a
+ * narrow middle (a phone) gets the summary's short form.
+ */
+function fitCentre() {
+  const holder = $("centre-panel");
+  if (!holder) return;
+  const free = holder.firstElementChild?.classList.contains("hand-summary") ? freeMiddle($("felt")) : null;
+  holder.classList.toggle("fitted", free !== null);
+  holder.classList.toggle("narrow", free !== null && free.width < NARROW_MIDDLE_PX);
+  if (!free) return;
+  holder.style.setProperty("--free-left", `${free.left + free.width / 2}px`);
+  holder.style.setProperty("--free-top", `${free.top + free.height / 2}px`);
+  holder.style.setProperty("--free-width", `${free.width}px`);
+  holder.style.setProperty("--free-height", `${free.height}px`);
 }
 
 function renderCentre() {
@@ -433,6 +449,7 @@ function renderCentre() {
     $("felt").append(holder);
   }
   patch(holder, centre);
+  fitCentre();
 }
 
 // The decision last offered: a new one takes the focus (when it is free), a state that
@@ -523,7 +540,7 @@ function render() {
     page.table.status === "ended";
   renderHostPanel($("host-panel"), page, hostHooks);
   trick.update(page);
-  setText($("turn-label"), turnWords(page, nameOf));
+  setText($("turn-label"), turnWords(page, (seat) => seatName(page, seat)));
   renderActionPanel();
   renderCentre();
   drawHand();
@@ -538,10 +555,12 @@ function render() {
   keepFocus(focused);
 }
 
+/** The turn cues' switches, for a player only: a spectator has no turn to be told of. */
 function renderCueSwitches() {
   $("sound-on").checked = cues.soundOn(page);
   $("notify-on").checked = cues.notifyOn();
-  $("notify-on").closest("label").hidden = !("Notification" in window) || page.seat === null;
+  $("notify-on").closest("label").hidden = !("Notification" in window);
+  $("cue-switches").hidden = page.seat === null;
 }
 
 /** The hint the server gave is for the decision offered now only. */
@@ -640,6 +659,7 @@ async function loadPresets() {
 
 setUpLinks();
 setUpControls();
+new ResizeObserver(fitCentre).observe($("felt"));
 registerServiceWorker();
 loadPresets();
 showBanner("Connecting…", "connecting");

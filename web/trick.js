@@ -1,11 +1,14 @@
 // The trick in the middle of the felt. Each card sits toward the seat that played it; a
-// completed trick stays a moment, then slides to the winner's side. The hand below is
-// never blocked while this plays out. Also the one-click review of the last trick.
+// completed trick stays a moment, then slides to the winner's side. The two are layers
+// of the trick: the trick being played on top, drawn with every state at once, and the
+// finished one beneath, so a lead made at once by the trick's winner shows at once and
+// sends the finished trick on its way. The hand below is never blocked while this plays
+// out. Also the one-click review of the last trick.
 // Cards are keyed by seat and card, so a card already on the felt is not drawn again.
 
 import { cardFace, cardName, cardShort, suitClasses } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
-import { seatPosition } from "/static/seating.js";
+import { does, seatName, seatPosition, seatWords } from "/static/seating.js";
 
 const LINGER_MS = 1000;
 const SLIDE_MS = 250;
@@ -15,11 +18,16 @@ function trickKey(handNumber, trick) {
 }
 
 export class TrickDisplay {
+  /** @param {HTMLElement} container the felt's trick, which gets the two layers */
   constructor(container) {
-    this.container = container;
+    this.finished = el("div", { class: "trick-layer finished", "aria-hidden": "true" });
+    this.current = el("div", { class: "trick-layer current" });
+    container.replaceChildren(this.finished, this.current);
     this.seenLastTrick = null;
     this.shown = [];
-    this.lingering = null;
+    this.timers = [];
+    this.sliding = false;
+    this.towards = null;
     this.page = null;
   }
 
@@ -29,12 +37,11 @@ export class TrickDisplay {
     const card = keyed(cardFace(play.card), `${play.seat}${play.card}`);
     card.classList.add("in-trick", `from-${position}`);
     if (extraClass) card.classList.add(...extraClass.split(" ").filter(Boolean));
-    const name = page.table.seats[play.seat]?.name || `Seat ${play.seat + 1}`;
-    card.setAttribute("aria-label", `${name}: ${cardName(play.card)}`);
+    card.setAttribute("aria-label", `${seatName(page, play.seat)}: ${cardName(play.card)}`);
     return card;
   }
 
-  /** Called with every new state. Starts the linger when a trick has just completed. */
+  /** Called with every new state: the trick now, and a trick just completed beneath it. */
   update(page) {
     this.page = page;
     const view = page.view;
@@ -45,39 +52,42 @@ export class TrickDisplay {
       this.seenLastTrick = key;
       if (!firstSight && last) this.linger(last);
     }
-    if (!this.lingering) this.drawCurrent();
+    this.drawCurrent();
+    // The next trick has begun: the finished one makes way now, whatever its pause left.
+    if ((view?.trick.length ?? 0) > 0) this.slide();
   }
 
   linger(last) {
-    clearTimeout(this.lingering?.timer);
-    this.container.className = "trick";
+    this.clear();
     const page = this.page;
-    const players = page.table.rules.players;
-    const winnerName = page.table.seats[last.winner].name || `Seat ${last.winner + 1}`;
-    patch(this.container,
+    this.towards = seatPosition(last.winner, page.table.rules.players, page.seat);
+    patch(this.finished,
       last.cards.map((play) => this.placed(play, page, play.seat === last.winner ? "winner" : "")),
-      el("p", { class: "trick-winner" }, `${winnerName} takes it`));
-    this.container.classList.add("done");
-    const towards = seatPosition(last.winner, players, page.seat);
-    const timer = setTimeout(() => {
-      this.container.classList.add(`to-${towards}`);
-      this.lingering.timer = setTimeout(() => this.endLinger(), SLIDE_MS);
-    }, LINGER_MS);
-    this.lingering = { timer };
+      el("p", { class: "trick-winner" }, `${does(seatWords(page, last.winner), "take")} it`));
+    this.timers.push(setTimeout(() => this.slide(), LINGER_MS));
   }
 
-  endLinger() {
-    this.container.className = "trick";
-    this.lingering = null;
-    this.shown = [];
-    this.drawCurrent();
+  /** The finished trick slides to its winner's side, then leaves the felt. */
+  slide() {
+    if (this.sliding || !this.finished.childElementCount) return;
+    this.sliding = true;
+    this.finished.classList.add(`to-${this.towards}`);
+    this.timers.push(setTimeout(() => this.clear(), SLIDE_MS));
+  }
+
+  clear() {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
+    this.sliding = false;
+    this.finished.className = "trick-layer finished";
+    patch(this.finished);
   }
 
   drawCurrent() {
     const page = this.page;
     const trick = page.view?.trick ?? [];
     const before = new Set(this.shown.map((play) => `${play.seat}${play.card}`));
-    patch(this.container, trick.map((play) =>
+    patch(this.current, trick.map((play) =>
       this.placed(play, page, before.has(`${play.seat}${play.card}`) ? "" : "arrive")));
     this.shown = trick;
   }
@@ -90,12 +100,11 @@ export function renderLastTrick(container, page, close) {
     patch(container, el("p", {}, "No trick has been played yet."));
     return;
   }
-  const nameOf = (seat) => page.table.seats[seat]?.name || `Seat ${seat + 1}`;
   patch(container,
     el("h2", {}, "Last trick"),
     el("ol", { class: "last-trick-list" }, last.cards.map((play) =>
       el("li", { class: play.seat === last.winner ? "winner" : "" },
-        el("span", {}, nameOf(play.seat)),
+        el("span", {}, seatName(page, play.seat)),
         el("span", { class: `short ${suitClasses(play.card)}`, "aria-label": cardName(play.card) }, cardShort(play.card)),
         play.seat === last.winner ? el("strong", {}, " took it") : null))),
     el("button", { type: "button", class: "close", onclick: close }, "Close"));

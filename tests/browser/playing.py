@@ -3,6 +3,10 @@ bots, read the hand, and do whatever the page offers (bid or play) by clicking."
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
+
 # What a player page offers right now: the first enabled bid button, else the first
 # playable card of the hand. Read from the page only, as a player would.
 OFFER = """() => {
@@ -12,6 +16,18 @@ OFFER = """() => {
   if (card) return {card: card.dataset.card};
   return null;
 }"""
+
+
+def as_host(table: dict) -> str:
+    """An init script that gives a browser the host token and invite, as the lobby does."""
+    keep = {
+        f"spades.host.{table['id']}": table["host_token"],
+        f"spades.invite.{table['id']}": table["invite"],
+    }
+    return "".join(
+        f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(value))});"
+        for key, value in keep.items()
+    )
 
 
 def hand_of(page) -> list[str]:
@@ -81,6 +97,22 @@ def page_story(page) -> str:
     ).__repr__()
 
 
+def add_bots(page, seats) -> None:
+    """A bot in each of `seats`, through the page's Add bot buttons (it holds the invite)."""
+    for seat in seats:
+        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
+        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+
+
+def play_until(page, seat: int, done: Callable[[], bool], what: str, seconds: float = 240) -> None:
+    """The page in `seat` does whatever it is offered until `done()`; `what` names it."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        if not act_once(page, seat):
+            page.wait_for_timeout(50)
+
+
 def seat_with_bots(open_page, preset: str, players: int, name: str):
     lobby = open_page("/")
     table = lobby.request.post(
@@ -88,7 +120,5 @@ def seat_with_bots(open_page, preset: str, players: int, name: str):
     ).json()
     page = open_page(table["invite_url"])  # a private table: the invite lets us sit
     sit(page, 0, name)
-    for seat in range(1, players):
-        page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
-        page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
+    add_bots(page, range(1, players))
     return page

@@ -1,5 +1,6 @@
 """Turn cues: a tone when it becomes your turn and when a trick ends (none for a
-watcher, whose sound is off by default; the switch is remembered), "● Your turn" in the
+watcher, who has no turn and is offered no sound; the player's switch is remembered),
+"● Your turn" in the
 title and a dotted favicon while the page is hidden, and a notification once the player
 switched it on (the browser's permission asked only then)."""
 
@@ -77,8 +78,10 @@ def test_your_turn_rings_and_shows_in_the_hidden_tabs_title_and_favicon(open_pag
     table_page.wait_for_function("(before) => window.tones > before", arg=before)
     assert watcher.evaluate("window.tones") == 0
 
-    # The watcher's choice is remembered.
-    watcher.locator("#sound-on").check()
-    watcher.reload()
-    watcher.locator('.seat[data-seat="0"] .name').wait_for()
-    assert watcher.locator("#sound-on").is_checked()
+    # A watcher is offered no turn cue at all; the player's choice is remembered.
+    assert watcher.get_by_text("Sound on your turn").is_hidden()
+    assert watcher.get_by_text("Notify me").is_hidden()
+    table_page.locator("#sound-on").uncheck()
+    table_page.reload()
+    table_page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    assert not table_page.locator("#sound-on").is_checked()

@@ -5,13 +5,12 @@ link; the host's seat controls; the turn timer's countdown and the moves it make
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from tests.browser.conftest import LAPTOP, PHONE, screenshot
-from tests.browser.playing import act_once, hand_of, sit, take_seats
+from tests.browser.playing import act_once, as_host, hand_of, sit, take_seats
 
 pytestmark = pytest.mark.browser
 
@@ -26,18 +25,6 @@ def create(page, **body) -> dict:
 
 def info(page, table_id: str) -> dict:
     return page.request.get(f"/api/tables/{table_id}").json()
-
-
-def as_host(table: dict) -> str:
-    """An init script that gives a browser the host token and invite, as the lobby does."""
-    keep = {
-        f"spades.host.{table['id']}": table["host_token"],
-        f"spades.invite.{table['id']}": table["invite"],
-    }
-    return "".join(
-        f"localStorage.setItem({json.dumps(key)}, {json.dumps(json.dumps(value))});"
-        for key, value in keep.items()
-    )
 
 
 def test_four_friends_play_a_private_table_and_the_host_stands_in_a_bot(open_page) -> None:
@@ -203,7 +190,7 @@ def test_the_host_moves_removes_hands_a_seat_on_and_ends_the_table(open_page) ->
 
     # Fay's seat goes to someone new: her page watches, the new player's link seats them.
     panel.locator('.host-seat[data-seat="2"]').get_by_role(
-        "button", name="Give seat 3 to someone new"
+        "button", name="Give the seat across to someone new"
     ).click()
     panel.get_by_label("New player's name").fill("Nia")
     panel.get_by_role("button", name="Give seat", exact=True).click()

@@ -34,8 +34,9 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
     info = page.request.get(f"/api/tables/{table['id']}").json()
     assert info["status"] == "over"
     winner_side = info["winner"]
-    # Bots are named by where they sit (seat 0 is South); the sides are seats 0 & 2, 1 & 3.
-    names = {0: "Solo & North bot", 1: "West bot & East bot"}
+    # Bots are named by where they sit on this player's screen (never by the compass name
+    # the server gives them); the sides are seats 0 & 2, 1 & 3.
+    names = {0: "Solo & Bot across", 1: "Bot on your left & Bot on your right"}
     assert names[winner_side] in over.locator(":scope > h2").text_content()
     finals = [
         int(text.split()[0])

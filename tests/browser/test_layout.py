@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import screenshot
-from tests.browser.playing import seat_with_bots
+from tests.browser.conftest import PHONE, screenshot
+from tests.browser.playing import add_bots, play_until, seat_with_bots, sit
 
 pytestmark = pytest.mark.browser
 
@@ -86,3 +86,99 @@ def test_side_panels_fold_away_on_a_phone_behind_a_toggle(open_page) -> None:
     # A laptop shows them beside the table, no toggle needed.
     page.set_viewport_size({"width": 1280, "height": 800})
     assert page.locator("#scorepad").is_visible() and toggle.is_hidden()
+
+
+# The table's name and the games-won tally in the top bar: each wholly shown, neither
+# cut nor running out of the window.
+HEADER = """() => ['table-name', 'series-tally'].map((id) => {
+  const node = document.getElementById(id);
+  const box = node.getBoundingClientRect();
+  return {
+    id, text: node.textContent, shown: box.width > 0,
+    cut: node.scrollWidth > node.clientWidth + 1 || node.scrollHeight > node.clientHeight + 1,
+    outside: box.left < 0 || box.right > innerWidth,
+  };
+})"""
+
+
+def test_a_phones_top_bar_shows_the_whole_table_name_and_the_games_won(open_page) -> None:
+    lobby = open_page("/")
+    rules = {"preset": "standard", "target_score": 1}
+    name = "Friday night cards at Jo's place"
+    table = lobby.request.post("/api/tables", data={"name": name, "rules": rules}).json()
+    page = open_page(table["invite_url"], viewport=PHONE)
+    sit(page, 0, "Ann")
+    add_bots(page, (1, 2, 3))
+    play_until(page, 0, lambda: page.locator(".game-over").count() > 0, "the game's end")
+    page.get_by_role("button", name="Rematch").click()
+    page.locator("#action-panel .bidding").or_(page.locator(".seat.turn")).first.wait_for()
+    page.locator("#series-tally").wait_for()
+    for width, height in ((360, 740), (740, 360)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        header = page.evaluate(HEADER)
+        screenshot(page, f"header-{width}x{height}", full_page=False)
+        for part in header:
+            assert part["shown"] and not part["cut"] and not part["outside"], (width, part)
+        title, tally = header
+        assert title["text"] == name
+        assert tally["text"].startswith("Games won: Ann & Bot across ")
+        fit = page.evaluate(OUTSIDE)
+        assert fit["out"] == [] and fit["wider"] <= 0 and fit["taller"] <= 0, (width, fit)
+
+
+LONG_NAMES = ["Bartholomew Fitzgerald-Alexander", "Maximiliana Rosalind Oppenheimer"]
+
+# The score pad's tables: any number or column head that spills out of its cell, any
+# word of a side's name (a row head, or a column head of the history) broken across two
+# lines (names break between words and after hyphens).
+CRAMPED = """() => {
+  const found = [];
+  const names = document.querySelectorAll(
+    '#scorepad .scores tbody th, #scorepad .history thead th:not(:first-child):not(:last-child)');
+  for (const cell of names) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      let start = 0;
+      for (const word of text.textContent.split(/(?<=[ -])/)) {
+        const range = document.createRange();
+        range.setStart(text, start);
+        range.setEnd(text, start + word.trimEnd().length);
+        const lines = new Set([...range.getClientRects()].map((box) => Math.round(box.top)));
+        if (lines.size > 1) found.push(`broken: ${word}`);
+        start += word.length;
+      }
+    }
+  }
+  for (const cell of document.querySelectorAll('#scorepad td, #scorepad .scores thead th')) {
+    if (cell.querySelector('button')) continue;
+    if (cell.scrollWidth > cell.clientWidth + 1) found.push(`spills: ${cell.textContent}`);
+  }
+  for (const table of document.querySelectorAll('#scorepad table')) {
+    const box = table.parentElement;
+    if (table.scrollWidth > box.clientWidth + 1) found.push('table wider than its box');
+  }
+  return found;
+}"""
+
+
+def test_long_names_leave_the_score_pads_columns_readable(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Long names"}).json()
+    players = []
+    for seat, name in enumerate(LONG_NAMES):
+        player = open_page(table["invite_url"])
+        sit(player, seat, name)
+        players.append(player)
+    for seat in (2, 3):
+        players[0].locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
+    page = players[0]
+    page.locator("#scorepad td.score").first.wait_for()
+    for width, height in ((1280, 800), (360, 740)):
+        page.set_viewport_size({"width": width, "height": height})
+        if width < 600:
+            page.locator("#panels-toggle").click()
+        page.locator("#scorepad td.score").first.wait_for()
+        screenshot(page, f"scorepad-long-names-{width}", full_page=False)
+        cramped = page.evaluate(CRAMPED)
+        assert cramped == [], (width, cramped)

@@ -1,6 +1,7 @@
-"""Seats before the game: leave a seat (the token is forgotten), the name is remembered
-for the next table, the spades-first choice survives a reload, and the level of new bots
-is chosen and remembered."""
+"""Seats before the game: a watcher who may not sit sees each empty seat as just that,
+leave a seat (the token is forgotten), the name is remembered for the next table, the
+spades-first choice survives a reload, and the level of new bots is chosen and
+remembered."""
 
 from __future__ import annotations
 
@@ -10,6 +11,20 @@ from tests.browser.conftest import screenshot
 from tests.browser.playing import sit
 
 pytestmark = pytest.mark.browser
+
+
+def test_a_watcher_who_may_not_sit_sees_empty_seats_and_nothing_else(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Repro"}).json()
+    watcher = open_page(table["url"])  # the watch link, in a browser without the invite
+    watcher.locator(".seat.empty").nth(3).wait_for()
+    assert watcher.locator(".seat").all_inner_texts() == ["Empty seat"] * 4
+    assert watcher.locator(".seat button").count() == 0
+    labels = [plate.get_attribute("aria-label") for plate in watcher.locator(".seat").all()]
+    assert labels == [
+        "Empty seat at the bottom", "Empty seat on the left",
+        "Empty seat at the top", "Empty seat on the right",
+    ]  # fmt: skip
 
 
 def test_leave_seat_before_the_start_and_name_is_remembered(open_page) -> None:

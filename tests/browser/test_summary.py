@@ -1,9 +1,14 @@
 """The end-of-hand summary says penalties and nil results in plain words, built in
-Chromium by the shipped module from a hand result shaped like the engine's `last_hand`."""
+Chromium by the shipped module from a hand result shaped like the engine's `last_hand`;
+shown during the next hand's bidding, it covers no seat plate and no bid button, on a
+phone held either way and on a laptop."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.browser.conftest import LAPTOP, PHONE, screenshot
+from tests.browser.playing import add_bots, play_until, sit
 
 pytestmark = pytest.mark.browser
 
@@ -48,3 +53,60 @@ def test_hand_summary_names_bag_penalty_and_failed_nil(open_page) -> None:
     assert "bid nil + 4 (contract 4), took 4: -60" in summary["sides"][0]
     assert "Bo & Dee" in summary["sides"][1]
     assert "score 300, 1 bag" in summary["sides"][1]
+
+
+# What the hand's summary covers: each seat plate, bid button and the turn line it
+# overlaps, and each plate whose middle, name or bid is not the topmost thing there.
+COVERED = """() => {
+  const summary = document.querySelector('#centre-panel .hand-summary');
+  if (!summary) return null;
+  const panel = document.getElementById('centre-panel').getBoundingClientRect();
+  const overlaps = (node) => {
+    const box = node.getBoundingClientRect();
+    return box.width > 0 && box.left < panel.right && box.right > panel.left
+      && box.top < panel.bottom && box.bottom > panel.top;
+  };
+  const hidden = (node, plate) => {
+    const box = node.getBoundingClientRect();
+    const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return !plate.contains(top);
+  };
+  const plates = [...document.querySelectorAll('.seat')];
+  return {
+    overlapped: [
+      ...plates.filter(overlaps).map((plate) => `seat ${plate.dataset.seat}`),
+      ...[...document.querySelectorAll('#action-panel button')].filter(overlaps)
+        .map((button) => `button ${button.textContent}`),
+      ...[document.getElementById('turn-label')].filter(overlaps).map(() => 'turn line'),
+    ],
+    unseen: plates.flatMap((plate) => [plate, ...plate.querySelectorAll('.name, .tricks')]
+      .filter((node) => node.getBoundingClientRect().width > 0)
+      .filter((node) => hidden(node, plate))
+      .map((node) => `seat ${plate.dataset.seat} ${node.className}`)),
+    bidding: Boolean(document.querySelector('#action-panel .bidding')),
+    width: panel.width, height: panel.height,
+  };
+}"""
+
+
+def test_the_summary_leaves_the_next_biddings_seats_and_bids_in_sight(open_page) -> None:
+    lobby = open_page("/")
+    table = lobby.request.post("/api/tables", data={"name": "Next hand"}).json()
+    page = open_page(table["invite_url"], viewport=PHONE)
+    sit(page, 0, "Maximilian Bartholomew")
+    add_bots(page, (1, 2, 3))
+    summary = page.locator("#centre-panel .hand-summary")
+    play_until(page, 0, lambda: summary.count() > 0, "the first hand's end")
+    # The next hand's bidding waits for this player, who does not bid while we look.
+    page.locator("#action-panel .bidding").wait_for()
+    for size in (PHONE, {"width": 740, "height": 360}, LAPTOP):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(300)  # the layout settles, the last trick has slid away
+        covered = page.evaluate(COVERED)
+        where = f"{size['width']}x{size['height']}"
+        screenshot(page, f"summary-next-bidding-{where}", full_page=False)
+        assert covered is not None, f"{where}: the summary is gone"
+        assert covered["bidding"], f"{where}: the bidding is not offered"
+        assert covered["overlapped"] == [], (where, covered)
+        assert covered["unseen"] == [], (where, covered)
+        assert covered["width"] > 100 and covered["height"] > 40, (where, covered)

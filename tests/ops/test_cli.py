@@ -202,6 +202,35 @@ def test_in_container_looks_for_the_files_docker_and_podman_leave(tmp_path):
     assert in_container(tmp_path)
 
 
+# Mount tables (/proc/self/mountinfo) of a virtual machine whose root is its own drive,
+# and of a container whose root is an overlay the runtime assembled on the host's disk.
+VM_MOUNTS = """22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
+"""
+CONTAINER_MOUNTS = """612 520 0:52 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/var/lib/l
+613 612 0:55 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw
+"""
+
+
+def test_a_virtual_machine_that_kept_its_images_marker_is_no_container(tmp_path):
+    """A plain VM built from a container image keeps /.dockerenv: the friends' line names
+    its address, without a word about containers; a real container still gets one."""
+    (tmp_path / ".dockerenv").touch()
+    (tmp_path / "proc" / "self").mkdir(parents=True)
+    mounts = tmp_path / "proc" / "self" / "mountinfo"
+    mounts.write_text(VM_MOUNTS)
+    assert not in_container(tmp_path)
+    friends = announcement("0.0.0.0", 8000, ["192.0.2.2"], container=in_container(tmp_path))[1]
+    assert friends == "Friends on your network can join at http://192.0.2.2:8000/"
+    mounts.write_text(CONTAINER_MOUNTS)
+    assert in_container(tmp_path)
+    friends = announcement("0.0.0.0", 8000, ["172.17.0.2"], container=in_container(tmp_path))[1]
+    assert "if this container shares the host's network" in friends
+    # No marker: no container, whatever the mount table says.
+    (tmp_path / ".dockerenv").unlink()
+    assert not in_container(tmp_path)
+
+
 class FakeStream(io.StringIO):
     def __init__(self, terminal: bool) -> None:
         super().__init__()
