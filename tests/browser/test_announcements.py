@@ -111,7 +111,13 @@ def bid_by_keys(page, readings: bool) -> None:
 
 
 def play_by_keys(page, readings: bool) -> None:
-    """Enter on the card the table offered when the turn came."""
+    """Enter on the card the table offered when the turn came (the focus moves to it as the
+    hand is drawn, which may follow the turn's announcement by a frame)."""
+    page.wait_for_function(
+        "() => document.activeElement.classList.contains('playable')"
+        " && document.activeElement.getAttribute('role') === 'option'",
+        timeout=3000,
+    )
     focus = page.evaluate(FOCUS)
     assert focus["playable"] and focus["role"] == "option", focus
     if readings:
