@@ -16,7 +16,14 @@ import pytest
 
 from server.engine import Game, Rules
 from server.engine.bots import BOT_LEVELS, choose_action
-from server.engine.bots.expert import BUDGET_VARIABLE, bag_debt, budget_seconds
+from server.engine.bots.expert import (
+    BUDGET_VARIABLE,
+    MIN_SAMPLES,
+    WALL_CAP,
+    Deadline,
+    bag_debt,
+    budget_seconds,
+)
 from server.engine.bots.expert_endgame import Endgame
 from server.engine.bots.knowledge import seat_state
 from server.engine.bots.rollout import Rollout
@@ -90,6 +97,26 @@ def test_a_decision_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None
                 spent.append(time.thread_time() - start)
             game.act(seat, action)
     assert max(spent) < 0.030 + 0.060
+
+
+def test_the_budget_counts_work_not_waiting() -> None:
+    """Time the thinking thread spends without a core (here asleep) does not spend the
+    budget, up to the wall-time cap; the floor of deals holds whatever the clocks say."""
+    budget = 0.05
+    deadline = Deadline(budget, samples=None)
+    time.sleep(budget * 1.5)  # longer than the budget, no CPU used
+    assert deadline.more(MIN_SAMPLES, cap=300)
+    assert not deadline.passed(MIN_SAMPLES)
+    time.sleep(budget * WALL_CAP)  # past the wall-time cap
+    assert not deadline.more(MIN_SAMPLES, cap=300)
+    assert deadline.passed(MIN_SAMPLES)
+    assert deadline.more(MIN_SAMPLES - 1, cap=300)
+    assert not deadline.passed(MIN_SAMPLES - 1)
+    busy = Deadline(0.005, samples=None)
+    end = time.thread_time() + 0.01
+    while time.thread_time() < end:  # the budget's worth of work, and more
+        pass
+    assert busy.passed(MIN_SAMPLES) and not busy.more(MIN_SAMPLES, cap=300)
 
 
 def test_bag_debt_grows_with_the_square_of_the_bags() -> None:

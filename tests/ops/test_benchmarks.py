@@ -48,6 +48,14 @@ RUNS = {
             r"pwrite64 x4 \(two frames\)\s+[\d.]+\s+[\d.]+",
         ],
     ),
+    "investigations/expert_work": (
+        ["--games", "1", "--hands", "1"],
+        [
+            r"\d+ decisions of seat 0, expert level, pinned to core \d+",
+            r"quiet core\s+: CPU median\s+[\d.]+ ms, p90\s+[\d.]+ ms; wall median",
+            r"shared core\s+: CPU median\s+[\d.]+ ms, p90\s+[\d.]+ ms; wall median",
+        ],
+    ),
     "engine": (
         ["--seconds", "0.05", "--decisions", "50", "--games", "1", "--presets", "standard"],
         [r"standard\s+standard\s+[\d,]+ \([\d,]+\)", r"choose_action\s+median [\d.]+ ms"],

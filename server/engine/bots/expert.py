@@ -19,9 +19,12 @@ within a time budget per decision.
   in front of an opposing nil follows low, as a table's nil hunters do, and bags are a
   debt growing with the square of the count, so the bag that reaches the limit costs
   nearly the whole penalty while early bags are cheap.
-- **Time**: a decision imagines deals until ``budget`` seconds (wall clock) have nearly
-  gone, ``SPADES_BOT_BUDGET_MS`` milliseconds by default (150), or exactly ``samples``
-  deals when the caller fixes them (then the answer does not depend on the clock).
+- **Work**: a decision imagines deals until it has spent nearly ``budget`` seconds of
+  its own CPU time (``SPADES_BOT_BUDGET_MS`` milliseconds by default, 150), so a busy
+  machine, which gives the thinking thread less of each second, slows the answer but
+  does not weaken it; the wall clock only caps it, at ``WALL_CAP`` times the budget, and
+  a floor of deals is imagined whatever either clock says. Or exactly ``samples`` deals
+  when the caller fixes them (then the answer does not depend on any clock).
 
 Blind nil, the pass and the draw are the advanced level's.
 """
@@ -68,14 +71,17 @@ from server.engine.shapes import Action, Bid, BidAction, LegalAction, PlayAction
 
 BUDGET_VARIABLE = "SPADES_BOT_BUDGET_MS"
 DEFAULT_BUDGET_MS = 150.0
-# Imagining stops once this share of the budget is spent, and before a deal that the
-# average deal so far says would overrun it: the rest is for building the view and
-# sending the move, and for a busy core.
+# Imagining stops once this share of the budget (CPU time) is spent, and before a deal
+# that the average deal so far says would overrun it: the rest is for building the view
+# and sending the move.
 BUDGET_SHARE = 0.7
-# Caps on imagined deals, whatever the budget.
+# However starved of CPU the thinking thread is, it answers within this many budgets of
+# wall time (once it has its floor of deals).
+WALL_CAP = 3.0
+# Caps on imagined deals, whatever the budget, and the floor imagined whatever the clocks.
 MAX_PLAY_SAMPLES = 300
 MAX_BID_SAMPLES = 60
-MIN_SAMPLES = 2
+MIN_SAMPLES = 6
 # Solve each imagined deal exactly once this many tricks are left, by table size.
 EXACT_TRICKS = {2: 5, 3: 4, 4: 4, 6: 2}
 # Bids tried around the advanced level's number.
@@ -179,7 +185,7 @@ def bag_debt(rules: Rules, bags: int) -> float:
 
 
 def budget_seconds() -> float:
-    """The wall time per decision: ``SPADES_BOT_BUDGET_MS`` (milliseconds) or 150 ms."""
+    """The CPU time per decision: ``SPADES_BOT_BUDGET_MS`` (milliseconds) or 150 ms."""
     raw = os.environ.get(BUDGET_VARIABLE)
     try:
         return (float(raw) if raw else DEFAULT_BUDGET_MS) / 1000
@@ -189,27 +195,32 @@ def budget_seconds() -> float:
 
 class Deadline:
     """When a decision stops imagining deals: after exactly ``samples`` deals if given,
-    else when the next deal would overrun the share of the budget (at least
-    ``MIN_SAMPLES`` deals, at most the caller's cap)."""
+    else when the next deal would overrun the share of the budget in the thread's own CPU
+    time (``time.thread_time``), or at the wall-time cap; at least ``MIN_SAMPLES`` deals,
+    at most the caller's cap."""
 
     def __init__(self, budget: float, samples: int | None) -> None:
         self.samples = samples
-        self.start = time.perf_counter()
+        self.start = time.thread_time()
         self.stop = self.start + budget * BUDGET_SHARE
         self.end = self.start + budget
+        self.wall_end = time.perf_counter() + budget * WALL_CAP
 
-    def passed(self) -> bool:
-        """Whether the whole budget is spent (never, when counting ``samples``)."""
-        return self.samples is None and time.perf_counter() > self.end
+    def passed(self, count: int) -> bool:
+        """Whether the whole budget, or the wall-time cap, is spent once ``count`` deals
+        are imagined (never, when counting ``samples``, nor below the floor)."""
+        if self.samples is not None or count < MIN_SAMPLES:
+            return False
+        return time.thread_time() > self.end or time.perf_counter() > self.wall_end
 
     def more(self, count: int, cap: int) -> bool:
         if self.samples is not None:
             return count < max(self.samples, 1)
         if count < MIN_SAMPLES:
             return True
-        if count >= cap:
+        if count >= cap or time.perf_counter() > self.wall_end:
             return False
-        now = time.perf_counter()
+        now = time.thread_time()
         return now + (now - self.start) / count <= self.stop
 
 
@@ -264,7 +275,7 @@ def choose_bid(
         for bid in candidates:
             # A deal counts only whole (every candidate played out on it); the budget
             # may end one part way, and the decision with it.
-            if deadline.passed():
+            if deadline.passed(count):
                 break
             bids = _imagined_bids(rules, view, state, deal, bid)
             tricks, values[bid] = _play_out(rules, view, state, deal, bids)
