@@ -59,7 +59,7 @@ class PublicTable(TypedDict):
     """The `table` object: what anyone may know of a table, never a secret, never a
     hidden card. `scores` has one entry per side, none before the first game starts;
     `series` the games each side won at this table, across rematches; `hints` whether
-    players may ask for the advanced bot's choice."""
+    players may ask for the expert bot's choice."""
 
     id: str
     name: str
@@ -152,7 +152,7 @@ class PongMessage(TypedDict):
 
 
 class HintMessage(TypedDict):
-    """The answer to `hint`, to the asking socket only: the advanced bot's choice from
+    """The answer to `hint`, to the asking socket only: the expert bot's choice from
     that seat's view at `version`."""
 
     type: Literal["hint"]

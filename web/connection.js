@@ -90,7 +90,7 @@ export class TableConnection {
     return this.send({ type: "chat", text });
   }
 
-  /** Ask for the advanced bot's choice from this seat's view; the answer is a `hint`. */
+  /** Ask for the expert bot's choice from this seat's view; the answer is a `hint`. */
   hint() {
     const id = `h${this.nextId++}`;
     return this.send({ type: "hint", id }) ? id : null;

@@ -158,14 +158,14 @@
  */
 
 /**
- * A player on turn asks what the advanced bot would do; nothing is played.
+ * A player on turn asks what the expert bot would do; nothing is played.
  * @typedef {Object} Hint
  * @property {"hint"} type
  * @property {string|number|null} [id]
  */
 
 /**
- * The answer to `hint`, to the asking socket only: the advanced bot's choice from
+ * The answer to `hint`, to the asking socket only: the expert bot's choice from
  * that seat's view at `version`.
  * @typedef {Object} HintMessage
  * @property {"hint"} type
@@ -247,7 +247,7 @@
  * The `table` object: what anyone may know of a table, never a secret, never a
  * hidden card. `scores` has one entry per side, none before the first game starts;
  * `series` the games each side won at this table, across rematches; `hints` whether
- * players may ask for the advanced bot's choice.
+ * players may ask for the expert bot's choice.
  * @typedef {Object} PublicTable
  * @property {string} id
  * @property {string} name

@@ -1,4 +1,4 @@
-"""Hints: the advanced bot's choice from the asking seat's own view, for that socket alone.
+"""Hints: the expert bot's choice from the asking seat's own view, for that socket alone.
 
 Nothing is played and nothing changes, so no lock is taken: the view is read at once and
 the answer names the version it was made on. Each seat's latest hint is kept on its room by
@@ -23,8 +23,9 @@ from server.settings import Settings
 
 log = structlog.get_logger(__name__)
 
-# The bot level whose choice a hint shows.
-HINT_LEVEL = "advanced"
+# The bot level whose choice a hint shows: the strongest, thinking within its budget in the
+# decision pool.
+HINT_LEVEL = "expert"
 
 
 def refusal(room: Room, seat: int | None) -> TableError | None:

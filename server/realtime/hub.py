@@ -306,7 +306,7 @@ class TableHub:
             listener.send(error(refusal.code, refusal.message))
 
     async def hint(self, room: Room, listener: Listener, hint_id: str | int | None = None) -> None:
-        """`hint`: the advanced bot's choice from the asking seat's own view (`hints.hint`)."""
+        """`hint`: the expert bot's choice from the asking seat's own view (`hints.hint`)."""
         await hints.hint(self.settings, room, listener, hint_id)
 
     async def chat(self, room: Room, listener: Listener, text: str) -> None:

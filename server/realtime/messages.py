@@ -158,7 +158,7 @@ class Ping(ClientMessage):
 
 
 class Hint(ClientMessage):
-    """A player on turn asks what the advanced bot would do; nothing is played."""
+    """A player on turn asks what the expert bot would do; nothing is played."""
 
     type: Literal["hint"]
     id: StrictStr | StrictInt | None = None

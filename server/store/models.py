@@ -74,7 +74,7 @@ class TableRow(Base):
     # must act by; stored so that a restart neither resets nor forgets a countdown.
     turn_seconds: Mapped[int | None] = mapped_column(Integer)
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # Players may ask for the advanced bot's choice (never acted on); on at friends' tables.
+    # Players may ask for the expert bot's choice (never acted on); on at friends' tables.
     hints: Mapped[bool] = mapped_column(Boolean, default=False)
 
 

@@ -58,7 +58,7 @@ class Hosting:
     host_seat: int | None = None
     turn_seconds: int | None = None
     deadline: datetime | None = None
-    # Players may ask for a hint (the advanced bot's choice from their own view).
+    # Players may ask for a hint (the expert bot's choice from their own view).
     hints: bool = False
 
 

@@ -1,5 +1,5 @@
 """The hint button: shown on your turn at a table with hints on (friends' tables by
-default), it lights the advanced bot's choice, a bid or a legal card, and never acts;
+default), it lights the expert bot's choice, a bid or a legal card, and never acts;
 a listed table has no hints unless its host said so."""
 
 from __future__ import annotations
