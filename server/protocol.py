@@ -161,7 +161,31 @@ class HintMessage(TypedDict):
     action: Action
 
 
-ServerMessage = StateMessage | ChatMessage | ErrorMessage | PongMessage | HintMessage
+class ReviewChoice(TypedDict):
+    """One choice of the reviewing seat: the trick it was in (1-based; 0 for a bid or a
+    blind nil), what the player chose, and what the expert bot would have chosen there
+    from the player's view at that moment."""
+
+    trick: int
+    action: Action
+    expert: Action
+
+
+class ReviewMessage(TypedDict):
+    """The answer to `review`, to the asking socket only: each of `seat`'s choices in
+    hand `hand` of game `game_number` that had more than one option, in order."""
+
+    type: Literal["review"]
+    id: str | int | None
+    game_number: int
+    hand: int
+    seat: int
+    choices: list[ReviewChoice]
+
+
+ServerMessage = (
+    StateMessage | ChatMessage | ErrorMessage | PongMessage | HintMessage | ReviewMessage
+)
 
 
 # -- HTTP answers ------------------------------------------------------------------------

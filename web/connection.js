@@ -96,6 +96,13 @@ export class TableConnection {
     return this.send({ type: "hint", id }) ? id : null;
   }
 
+  /** Ask what the expert bot would have chosen at each of this seat's own choices in a
+   * finished hand of this game; the answer is a `review`. */
+  review(hand) {
+    const id = `r${this.nextId++}`;
+    return this.send({ type: "review", hand, id }) ? id : null;
+  }
+
   /** Take the seat back from the bot that plays for this player (autoplay). */
   back() {
     return this.send({ type: "back" });
@@ -113,6 +120,7 @@ export class TableConnection {
     if (message.type === "state") this.receiveState(message);
     else if (message.type === "chat") this.receiveChat(message);
     else if (message.type === "hint") this.hooks.onHint?.(message);
+    else if (message.type === "review") this.hooks.onReview?.(message);
     else if (message.type === "error") this.hooks.onError(message);
   }
 

@@ -66,7 +66,7 @@
  */
 
 /**
- * @typedef {Hello|Act|Chat|Back|Ping|Hint} ClientMessage
+ * @typedef {Hello|Act|Chat|Back|Ping|Hint|Review} ClientMessage
  */
 
 /**
@@ -278,6 +278,37 @@
  */
 
 /**
+ * A player asks what the expert bot would have chosen at each of their own bids and
+ * plays of a finished hand of this game; answered with `review`.
+ * @typedef {Object} Review
+ * @property {"review"} type
+ * @property {number} hand
+ * @property {string|number|null} [id]
+ */
+
+/**
+ * One choice of the reviewing seat: the trick it was in (1-based; 0 for a bid or a
+ * blind nil), what the player chose, and what the expert bot would have chosen there
+ * from the player's view at that moment.
+ * @typedef {Object} ReviewChoice
+ * @property {number} trick
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} action
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} expert
+ */
+
+/**
+ * The answer to `review`, to the asking socket only: each of `seat`'s choices in
+ * hand `hand` of game `game_number` that had more than one option, in order.
+ * @typedef {Object} ReviewMessage
+ * @property {"review"} type
+ * @property {string|number|null} id
+ * @property {number} game_number
+ * @property {number} hand
+ * @property {number} seat
+ * @property {Array<ReviewChoice>} choices
+ */
+
+/**
  * Every rule groups disagree on, one field each, named as in docs/rules.md.
  * @typedef {Object} Rules
  * @property {2|3|4|6} [players]
@@ -331,7 +362,7 @@
  */
 
 /**
- * @typedef {StateMessage|ChatMessage|ErrorMessage|PongMessage|HintMessage} ServerMessage
+ * @typedef {StateMessage|ChatMessage|ErrorMessage|PongMessage|HintMessage|ReviewMessage} ServerMessage
  */
 
 /**

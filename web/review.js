@@ -4,9 +4,11 @@
 // middle, who took it, and what each seat still held after it. Bids, tricks taken so
 // far and the hand's score change are always shown. ←/→ step, Home/End jump; each step
 // is also said in words (a polite live region), and closing gives the focus back.
-// Also the game's record as a JSON file.
+// A seated player also sees, at each of their own bids and plays, what the expert bot
+// would have chosen there from their view then (the server's `review`, asked once per
+// hand). Also the game's record as a JSON file.
 
-import { playsWords } from "/static/announce.js";
+import { bidWords as bidSaid, cardWords, playsWords } from "/static/announce.js";
 import { cardFace, cardName, sortHand } from "/static/cards.js";
 import { el, keyed, patch } from "/static/dom.js";
 import { seatName, seatWords, sideName } from "/static/seating.js";
@@ -38,11 +40,30 @@ export function replayAt(hand, step) {
   return { left, taken, trick: plays[step - 1] ?? null };
 }
 
+/** "your bid of 4", "the king of hearts": one choice in words. */
+function choiceWords(action) {
+  if (action.type === "play") return cardWords(action.card);
+  if (action.type === "bid") return `a bid of ${bidSaid(action.bid)}`;
+  if (action.type === "blind_nil") return action.declare ? "blind nil" : "no blind nil";
+  return action.type;
+}
+
+function sameChoice(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 export class HandReview {
-  /** @param {HTMLDialogElement} dialog  @param {() => object} pageOf the table page's state */
-  constructor(dialog, pageOf) {
+  /**
+   * @param {HTMLDialogElement} dialog  @param {() => object} pageOf the table page's state
+   * @param {(hand: number) => string | null} ask sends a `review` of a hand; its id or null
+   */
+  constructor(dialog, pageOf, ask = () => null) {
     this.dialog = dialog;
     this.pageOf = pageOf;
+    this.ask = ask;
+    // The expert's reviews by "game:hand" (a ReviewMessage, or "asked" while awaited).
+    this.advice = new Map();
+    this.asked = new Map(); // request id -> "game:hand"
     this.hand = null;
     this.step = 0;
     this.returnTo = null;
@@ -58,10 +79,41 @@ export class HandReview {
   open(hand) {
     if (!this.dialog.open) this.returnTo = document.activeElement;
     this.hand = hand;
+    this.askAdvice();
     this.step = this.steps; // the end of the hand first: the score change, the last trick
     this.draw();
     if (!this.dialog.open) this.dialog.showModal();
     this.keepFocus();
+  }
+
+  adviceKey() {
+    return `${this.pageOf().table.game_number}:${this.hand.hand}`;
+  }
+
+  /** A seated player's first look at a hand asks the server for the expert's review. */
+  askAdvice() {
+    const page = this.pageOf();
+    const key = this.adviceKey();
+    if (page.seat === null || page.seat === undefined || this.advice.has(key)) return;
+    const id = this.ask(this.hand.hand);
+    if (id === null) return;
+    this.advice.set(key, "asked");
+    this.asked.set(id, key);
+  }
+
+  /** @param {import('./protocol-types.js').ReviewMessage} message */
+  advise(message) {
+    this.advice.set(`${message.game_number}:${message.hand}`, message);
+    if (this.dialog.open && this.hand) this.draw();
+  }
+
+  /** An error answering a `review` of ours: the next look asks again. */
+  refused(message) {
+    const key = this.asked.get(message.id);
+    if (key === undefined) return;
+    this.asked.delete(message.id);
+    if (this.advice.get(key) === "asked") this.advice.delete(key);
+    if (this.dialog.open && this.hand) this.draw();
   }
 
   go(step) {
@@ -112,6 +164,7 @@ export class HandReview {
           el("div", { class: "review-cards", role: "group", "aria-label": `${nameOf(seat)}'s cards` },
             sortHand(cards, { deck }).map((card, index) => keyed(cardFace(card), `${card}${index}`)))))),
       this.scoreChange(page),
+      this.adviceBox(page),
       el("p", { key: "said", class: "visually-hidden", "aria-live": "polite" }, this.stepWords(page, state.trick)));
   }
 
@@ -131,6 +184,31 @@ export class HandReview {
           face, el("span", { class: "small" }, `${index === 0 ? "led · " : ""}${nameOf(play.seat)}`));
       })),
       el("p", { class: "review-winner" }, `${nameOf(trick.winner)} took it`));
+  }
+
+  /** The expert's choices beside the player's own at this step (the bid at the deal). */
+  adviceBox(page) {
+    if (page.seat === null || page.seat === undefined) return null;
+    const advice = this.advice.get(this.adviceKey());
+    const box = (...children) => el("section", { key: "advice", class: "review-advice", "aria-label": "The expert's view" },
+      el("h3", {}, "The expert's view"), ...children);
+    if (advice === undefined) return null;
+    if (advice === "asked") return box(el("p", { class: "muted" }, "The expert is looking at your choices…"));
+    const { choices } = advice;
+    const agreed = choices.filter((choice) => sameChoice(choice.action, choice.expert)).length;
+    const here = choices.filter((choice) => choice.trick === this.step);
+    const lines = here.map((choice, index) => {
+      const same = sameChoice(choice.action, choice.expert);
+      return el("li", { key: index, class: same ? "agreed" : "differs" }, same
+        ? `You chose ${choiceWords(choice.action)}; the expert agrees.`
+        : `You chose ${choiceWords(choice.action)}; the expert would have chosen ${choiceWords(choice.expert)}.`);
+    });
+    return box(
+      el("p", { class: "small" }, choices.length
+        ? `The expert agrees with ${agreed} of your ${choices.length} choices in this hand.`
+        : "You had no choice to make in this hand."),
+      lines.length ? el("ul", {}, lines) : el("p", { class: "muted small" }, this.step === 0
+        ? "No bid of yours to look at here." : "No choice of yours in this trick."));
   }
 
   scoreChange(page) {

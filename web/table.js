@@ -81,12 +81,13 @@ const connection = new TableConnection(tableId, {
   onChat: (message) => chat.add(message),
   onError: receiveError,
   onHint: receiveHint,
+  onReview: (message) => review.advise(message),
   onStatus: showConnection,
   onGone: () => showBanner("This table does not exist (any more).", "gone"),
 });
 const chat = new ChatPanel((text) => connection.chat(text), (seat) => seatName(page, seat));
 const cues = new TurnCues();
-const review = new HandReview($("review-dialog"), () => page);
+const review = new HandReview($("review-dialog"), () => page, (hand) => connection.review(hand));
 const keys = new TableKeys({
   page: () => page,
   say: (text) => announcer.say(text),
@@ -119,6 +120,7 @@ function toast(text) {
 /** @param {import('./protocol-types.js').ErrorMessage} message */
 function receiveError(message) {
   page.acting = false;
+  review.refused(message);
   if (message.code === "hints_off") page.table = { ...page.table, hints: false };
   if (message.code === "bad_token") remembered.set(SEAT_KEY, null);
   toast(message.message || message.code);

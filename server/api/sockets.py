@@ -46,6 +46,7 @@ from server.realtime.messages import (
     Hello,
     Hint,
     Ping,
+    Review,
     error,
     plain_act,
     read_client_message,
@@ -406,7 +407,7 @@ async def handle(
         raise TableError("bad_message", 'Say {"type": "hello"} first.')
     if kind == "chat" and not budget(kind):
         raise TableError("rate_limited", "Too many chat lines from your address; wait a little.")
-    if kind == "hint" and not budget(kind):
+    if kind in ("hint", "review") and not budget("hint"):
         raise TableError("rate_limited", "Too many hints; wait a little.")
     if kind == "act" and (move := plain_act(message)) is not None:
         await hub.act(room, socket, *move)
@@ -425,6 +426,8 @@ async def handle(
         await hub.take_back(room, socket)
     elif isinstance(command, Hint):
         await hub.hint(room, socket, command.id)
+    elif isinstance(command, Review):
+        await hub.review(room, socket, command.hand, command.id)
     return greeted
 
 

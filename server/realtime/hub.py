@@ -9,7 +9,8 @@ pure change function from `seats`, `controls` or `moves`. Its parts, each in its
 - `changes.py`: the pipeline (lock, change, write, apply, broadcast, notice, retry);
 - `room.py`, `rooms.py`: a table in memory and the cache of rooms; `views.py`: what sockets get;
 - `presence.py`: sockets per seat across processes, grace timers, the host's absence;
-- `autoplay.py`, `bots.py`, `hints.py`: bot and timer moves, the decision pool, hints;
+- `autoplay.py`, `bots.py`, `hints.py`, `advice.py`: bot and timer moves, the decision pool,
+  hints, the expert's reviews of finished hands;
 - `sync.py`: notices from other processes, polling while they cannot arrive, resync;
 - `pubsub.py`: notices between processes (Redis); `messages.py`: every message, typed.
 """
@@ -27,7 +28,7 @@ import structlog
 from server.engine import Action, Rules
 from server.observability import ACTION_LATENCY, ERRORS, OPEN_TABLES, REFUSED_ACTIONS, ROOMS_LOADED
 from server.protocol import History, PublicTable
-from server.realtime import collector, controls, hints, moves, seats
+from server.realtime import advice, collector, controls, hints, moves, seats
 from server.realtime.autoplay import Autoplay
 from server.realtime.bots import decision_pool, warm
 from server.realtime.changes import TableChanges
@@ -308,6 +309,13 @@ class TableHub:
     async def hint(self, room: Room, listener: Listener, hint_id: str | int | None = None) -> None:
         """`hint`: the expert bot's choice from the asking seat's own view (`hints.hint`)."""
         await hints.hint(self.settings, room, listener, hint_id)
+
+    async def review(
+        self, room: Room, listener: Listener, hand: int, review_id: str | int | None = None
+    ) -> None:
+        """`review`: the expert bot's choices beside the asking seat's own in a finished
+        hand of this game (`advice.review`); answered when thought out."""
+        await advice.review(self.settings, room, listener, hand, review_id)
 
     async def chat(self, room: Room, listener: Listener, text: str) -> None:
         """A chat line (already checked by `messages.Chat`), stored and sent to everyone."""

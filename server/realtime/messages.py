@@ -165,7 +165,20 @@ class Hint(ClientMessage):
     refusals: ClassVar[dict[str, str]] = {"id": '"id" must be a string.'}
 
 
-Command = Hello | Act | Chat | Back | Ping | Hint
+class Review(ClientMessage):
+    """A player asks what the expert bot would have chosen at each of their own bids and
+    plays of a finished hand of this game; answered with `review`."""
+
+    type: Literal["review"]
+    hand: StrictInt
+    id: StrictStr | StrictInt | None = None
+    refusals: ClassVar[dict[str, str]] = {
+        "hand": '"hand" must be a hand number.',
+        "id": '"id" must be a string.',
+    }
+
+
+Command = Hello | Act | Chat | Back | Ping | Hint | Review
 ClientCommand = Annotated[Command, Field(discriminator="type")]
 CLIENT_MESSAGES: TypeAdapter[Command] = TypeAdapter(ClientCommand)
 MODELS: dict[str, type[ClientMessage]] = {
@@ -175,6 +188,7 @@ MODELS: dict[str, type[ClientMessage]] = {
     "back": Back,
     "ping": Ping,
     "hint": Hint,
+    "review": Review,
 }
 # Refusal codes a validator may raise as its error type; any other error is a wrong type.
 REFUSAL_CODES = frozenset(("bad_chat", "bad_message"))

@@ -23,7 +23,7 @@ import orjson
 
 from server.engine import Action, Game, Rules
 from server.engine.rules import RuleFields
-from server.protocol import ChatLine, ServerMessage, TimerMove
+from server.protocol import ChatLine, ReviewChoice, ServerMessage, TimerMove
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
 from server.realtime.timer import public_move, utcnow
@@ -93,6 +93,7 @@ class Room:
         "lock",
         "name",
         "public_encoder",
+        "reviews",
         "rng",
         "rules",
         "rules_json",
@@ -130,6 +131,9 @@ class Room:
         # Each seat's latest hint, by the version it was made on: asking again before the
         # table moves gets the same answer, thought out once (hints share the bots' pool).
         self.hints: dict[int, tuple[int, asyncio.Future[Action]]] = {}
+        # The expert's review of a finished hand, by game number, hand number and seat,
+        # thought out once (`advice`).
+        self.reviews: dict[tuple[int, int, int], asyncio.Future[list[ReviewChoice]]] = {}
         # Bots draw a seed from it for each decision; one for every room (its state is 2.5 KB).
         self.rng = ROOM_RNG
         self.chat: deque[ChatLine] = deque(maxlen=chat_history)

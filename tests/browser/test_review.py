@@ -5,6 +5,7 @@ and the game's record downloaded as JSON."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -91,3 +92,57 @@ def test_a_finished_hand_replays_trick_by_trick_as_the_history_says(open_page) -
     assert [seat["name"] for seat in record["seats"]] == names
     assert record["table"]["rules"]["target_score"] == 500
     assert record["hands"][0] == hand
+
+
+ADVICE = """() => {
+  const box = document.querySelector('#review-dialog .review-advice');
+  return box ? { text: box.textContent, lines: [...box.querySelectorAll('li')].map((li) =>
+    ({ text: li.textContent, differs: li.classList.contains('differs') })) } : null;
+}"""
+
+
+def card_said(code: str) -> str:
+    """How the page says a card inside a sentence: "the queen of hearts"."""
+    ranks = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "10": "ten"}
+    numbers = {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+               "8": "eight", "9": "nine"}  # fmt: skip
+    suits = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    rank = code[:-1]
+    return f"the {ranks.get(rank) or numbers[rank]} of {suits[code[-1]]}"
+
+
+def test_the_review_shows_the_experts_choice_beside_the_players_own(open_page) -> None:
+    """A seated player's review says, at the deal, their bid beside the expert's, and at
+    each trick the card they played beside the expert's, with how many it agreed with."""
+    page = seat_with_bots(open_page, "standard", 4, "Rae")
+    play_one_hand(page)
+    table_id = page.url.rsplit("/", 1)[1]
+    hand = page.request.get(f"/api/tables/{table_id}/history").json()["hands"][0]
+    page.locator('.scorepad .replay[data-hand="1"]').click()
+    page.locator("#review-dialog").wait_for()
+    page.wait_for_function(
+        "() => /agrees with \\d+ of your \\d+ choices/"
+        ".test(document.querySelector('#review-dialog .review-advice')?.textContent ?? '')",
+        timeout=60_000,
+    )
+    page.keyboard.press("Home")
+    advice = page.evaluate(ADVICE)
+    counts = re.findall(r"agrees with (\d+) of your (\d+)", advice["text"])[0]
+    agreed, total = int(counts[0]), int(counts[1])
+    assert 0 <= agreed <= total and total >= 5
+    bid = hand["bids"][0]
+    said_bid = "nil" if bid == 0 else str(bid)
+    assert advice["lines"], advice
+    assert advice["lines"][0]["text"].startswith(f"You chose a bid of {said_bid};")
+    differing = advice["lines"][0]["differs"]
+    for trick in hand["plays"]:
+        page.keyboard.press("ArrowRight")
+        lines = page.evaluate(ADVICE)["lines"]
+        mine = next(play["card"] for play in trick["cards"] if play["seat"] == 0)
+        assert len(lines) <= 1
+        if lines:
+            assert lines[0]["text"].startswith(f"You chose {card_said(mine)};"), lines
+            assert ("the expert agrees" in lines[0]["text"]) != lines[0]["differs"]
+            differing += lines[0]["differs"]
+    assert differing == total - agreed
+    screenshot(page, "review-advice", full_page=False)

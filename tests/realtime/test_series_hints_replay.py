@@ -215,3 +215,90 @@ async def test_hints_have_a_budget_per_player_and_per_address(settings):
             finally:
                 for client in (*players, *([second] if second else [])):
                     await client.close()
+
+
+async def review(client: TableClient, hand: int, review_id: str = "r") -> dict[str, Any]:
+    await client.send({"type": "review", "hand": hand, "id": review_id})
+    return await client.until(lambda m: m["type"] in ("review", "error"), timeout=120)
+
+
+def legal_card(card: str, held: list[str], led: str | None) -> bool:
+    """Whether a seat holding `held` may play `card` to a trick led with `led` (follow
+    suit when you can; a lead is free but for spades before they are broken, which this
+    check leaves to the engine)."""
+    if card not in held:
+        return False
+    if led is None:
+        return True
+    suit = led[-1]
+    return card[-1] == suit or not any(other[-1] == suit for other in held)
+
+
+async def test_the_review_shows_the_experts_choice_beside_each_of_the_players_own(served, http):
+    """After a hand, a player asks for its review: each of their own bids and plays that had
+    a choice, in order, with the expert's choice from their view then, a legal one; asked
+    again it is thought out once; spectators and hands not over are refused."""
+    app, address = served
+    table_id = await create_table(http, FAST_RULES)
+    players = await seat_players(http, address, table_id, 4)
+    watcher = TableClient(address, table_id)
+    await watcher.connect()
+    rules = Rules.model_validate(FAST_RULES)
+    try:
+        await play_turns(players, rules, done=lambda m: m["table"]["hands_played"] >= 1)
+        for client in (*players, watcher):
+            client.drain()
+        asker = players[0]
+        seat = asker.state["seat"]
+        answer = await review(asker, 1, "r1")
+        assert answer["type"] == "review", answer
+        assert (answer["id"], answer["hand"], answer["seat"]) == ("r1", 1, seat)
+        hand = (await http.get(f"/api/tables/{table_id}/history")).json()["hands"][0]
+
+        # The player's own choices, in order: their bid, then cards of their own.
+        choices = answer["choices"]
+        bids = [c for c in choices if c["action"]["type"] == "bid"]
+        plays = [c for c in choices if c["action"]["type"] == "play"]
+        assert len(bids) == 1 and bids[0]["action"]["bid"] == hand["bids"][seat]
+        assert bids[0]["expert"]["type"] == "bid" and choices[0] is bids[0]
+        own = [
+            (number, card["card"])
+            for number, trick in enumerate(hand["plays"], start=1)
+            for card in trick["cards"]
+            if card["seat"] == seat
+        ]
+        assert [(c["trick"], c["action"]["card"]) for c in plays] == [
+            entry for entry in own if entry[0] in {c["trick"] for c in plays}
+        ]
+        assert len(plays) >= 5  # a hand of 13 cards has choices before its last tricks
+        # Each expert card was one the player could have played there, by the history.
+        for choice in plays:
+            number = choice["trick"]
+            earlier = {
+                card["card"]
+                for trick in hand["plays"][: number - 1]
+                for card in trick["cards"]
+                if card["seat"] == seat
+            }
+            held = [card for card in hand["deal"][seat] if card not in earlier]
+            cards = hand["plays"][number - 1]["cards"]
+            before = cards[: [c["seat"] for c in cards].index(seat)]
+            led = before[0]["card"] if before else None
+            assert legal_card(choice["expert"]["card"], held, led), choice
+
+        # Thought out once: asking again (the same socket or not) gets the same answer.
+        again = await review(asker, 1, "r2")
+        assert again["choices"] == choices and again["id"] == "r2"
+        assert list(app.state.hub.rooms[table_id].reviews) == [(1, 1, seat)]
+        # Only the asker heard it.
+        assert not any(m["type"] == "review" for p in players[1:] for m in p.drain())
+
+        assert (await review(watcher, 1))["code"] == "not_seated"
+        assert (await review(asker, 2))["code"] == "unknown_hand"
+        assert (await review(asker, 0))["code"] == "unknown_hand"
+        await asker.send({"type": "review", "hand": "one"})
+        refused = await asker.until(lambda m: m["type"] == "error")
+        assert refused["code"] == "bad_message"
+    finally:
+        for client in (*players, watcher):
+            await client.close()
