@@ -46,6 +46,7 @@ from server.realtime.messages import (
     Hello,
     Hint,
     Ping,
+    Seed,
     error,
     plain_act,
     read_client_message,
@@ -421,6 +422,8 @@ async def handle(
         await hub.act(room, socket, command.move, command.id, command.version)
     elif isinstance(command, Chat):
         await hub.chat(room, socket, command.text)
+    elif isinstance(command, Seed):
+        await hub.seed(room, socket, command.value)
     elif isinstance(command, Back):
         await hub.take_back(room, socket)
     elif isinstance(command, Hint):

@@ -114,11 +114,12 @@ def checked_seed(value: object) -> str:
     return value
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Deals:
     """One game's verifiable deals: ``keys[k - 1]`` and ``seeds[k - 1]`` are hand ``k``'s
     server seed and client seeds (by seat); the last of each belongs to the next hand,
-    not dealt yet. ``changes`` counts the changes to what ``next_deal`` shows."""
+    not dealt yet. ``changes`` counts the changes to what ``next_deal`` shows (equal only
+    to itself, so that a cache of what it shows can tell it by identity)."""
 
     table_id: str
     keys: list[bytes]
@@ -138,6 +139,11 @@ class Deals:
     def add_seed(self, seat: int, value: str) -> None:
         """A seat's seed for the next deal (its last one counts)."""
         self.seeds[-1][seat] = value
+        self.changes += 1
+
+    def replace_seeds(self, seeds: dict[int, str]) -> None:
+        """Every seat's seed for the next deal at once (as stored)."""
+        self.seeds[-1] = dict(seeds)
         self.changes += 1
 
     def deal(self, hand: int, base: list[int]) -> list[int]:
