@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from typing_extensions import TypedDict
 
-from server.engine.cards import CODES
+from server.engine.cards import CODES, INDEX, deck_codes
+from server.engine.rules import Rules
 
 SEED_MAX = 64
 
@@ -193,3 +194,87 @@ class Deals:
             [bytes.fromhex(key) for key in data["keys"]],
             [{int(seat): value for seat, value in seeds.items()} for seeds in data["seeds"]],
         )
+
+
+class RecordedHand(TypedDict):
+    """A finished hand as a game's record has it (the history's rows): what a check of
+    its deal reads."""
+
+    hand: int
+    dealer: int | None
+    deal: list[list[str]]
+    fairness: HandFairness | None
+
+
+@dataclass(frozen=True, slots=True)
+class DealCheck:
+    """What recomputing one hand's deal found: ``problems`` empty when all matched."""
+
+    hand: int
+    problems: tuple[str, ...]
+
+    @property
+    def matched(self) -> bool:
+        return not self.problems
+
+
+def check_deals(rules: Rules, table_id: str, hands: list[RecordedHand]) -> list[DealCheck]:
+    """Every hand of a game's record recomputed from its revealed seeds: the server seed
+    against its commitment, the deck against the shuffle, each seat's cards against the
+    deck (across a blind nil pass between partners, and through the two-player draw), and
+    the first dealer against hand 1's server seed."""
+    base = sorted(INDEX[code] for code in deck_codes(rules.players, rules.deck))
+    return [
+        DealCheck(hand["hand"], tuple(_problems(rules, table_id, base, hand))) for hand in hands
+    ]
+
+
+def _problems(rules: Rules, table_id: str, base: list[int], hand: RecordedHand) -> list[str]:
+    proof = hand["fairness"]
+    if proof is None:
+        return ["not dealt from seeds: nothing to recompute"]
+    problems = []
+    key = bytes.fromhex(proof["server_seed"])
+    if len(key) != 32:
+        problems.append("the server seed is not 32 bytes")
+    if commitment(key) != proof["commitment"]:
+        problems.append("the server seed does not hash to the commitment shown before the deal")
+    seeds = {int(seat): value for seat, value in proof["client_seeds"].items()}
+    deck = [CODES[card] for card in fair_deck(base, key, table_id, hand["hand"], seeds)]
+    if deck != proof["deck"]:
+        problems.append("the deck is not the one the seeds shuffle")
+    dealer = hand["dealer"]
+    if dealer is None or not _dealt_from(rules, deck, dealer, hand["deal"]):
+        problems.append("the seats' cards are not the ones dealt from the deck")
+    if hand["hand"] == 1 and dealer != first_dealer(key, table_id, rules.players):
+        problems.append("the first dealer is not the one hand 1's server seed draws")
+    return problems
+
+
+def _dealt_from(rules: Rules, deck: list[str], dealer: int, held: list[list[str]]) -> bool:
+    """Whether each seat's cards at the start of the bidding came from ``deck`` dealt by
+    ``dealer``: its share (with a partner's, when a blind nil pass may have moved cards
+    between them), or one card of each pair of the stock it drew from (two players)."""
+    players = rules.players
+    if len(held) != players:
+        return False
+    if players == 2:
+        for seat in range(2):
+            kept = held[seat]
+            pairs = [deck[2 * turn : 2 * turn + 2] for turn in range(len(deck) // 2)]
+            own = [pair for turn, pair in enumerate(pairs) if (dealer + 1 + turn) % 2 == seat]
+            if len(kept) != len(own) or any(
+                sum(card in kept for card in pair) != 1 for pair in own
+            ):
+                return False
+        return True
+    shares = [sorted(deck[(seat - dealer - 1) % players :: players]) for seat in range(players)]
+    for seat in range(players):
+        together = [seat]
+        if rules.partnerships and players % 2 == 0:
+            together.append((seat + players // 2) % players)
+        if sorted(c for s in together for c in shares[s]) != sorted(
+            c for s in together for c in held[s]
+        ):
+            return False
+    return True
