@@ -17,6 +17,7 @@ import pytest
 from bench.harness import tables
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots
+from server.cli import main
 from server.engine import PRESETS, Rules
 from tests.fairness_verifier import verify_record
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
@@ -66,7 +67,7 @@ def assert_all_matched(record: dict[str, Any], messages: list[dict[str, Any]]) -
 
 @pytest.mark.parametrize("fields", VARIANTS, ids=lambda f: "-".join(map(str, f.values())))
 async def test_whole_bot_games_on_every_deck_verify_and_a_tampered_record_fails(
-    served, http, fields
+    served, http, fields, tmp_path
 ):
     _app, address = served
     preset = str(fields["preset"])
@@ -81,6 +82,9 @@ async def test_whole_bot_games_on_every_deck_verify_and_a_tampered_record_fails(
     )
     record = await record_of(http, table_id)
     assert_all_matched(record, spectator.messages)
+    saved = tmp_path / "record.json"
+    saved.write_text(json.dumps(record))
+    assert main(["verify", str(saved)]) == 0
 
     for tamper in ("seed", "deck", "commitment"):
         forged = copy.deepcopy(record)
@@ -178,7 +182,7 @@ async def test_no_server_seed_is_in_a_frame_answer_or_log_line_before_its_hand_i
     caplog.set_level(logging.INFO)
     caplog.set_level(logging.DEBUG, logger="server")
     app, address = served
-    rules = {"preset": "standard", "target_score": 100}
+    rules = {"preset": "standard", "target_score": 250}  # a game of two hands or more
     table_id = await create_table(http, rules)
     spectator = TableClient(address, table_id)
     await spectator.connect()
@@ -241,7 +245,8 @@ async def test_a_killed_server_keeps_every_seed_and_its_deals_still_verify(datab
     server = LiveServer(database_url, env=fast)
     await asyncio.to_thread(server.start)
     address = server.url.removeprefix("http://")
-    rules_fields = {"preset": "standard", "target_score": 100}
+    # One hand cannot reach 250 (a made nil and a contract of 13 make 230): a hand 2 is dealt.
+    rules_fields = {"preset": "standard", "target_score": 250}
     rules = Rules.model_validate(rules_fields)
     try:
         async with httpx.AsyncClient(base_url=server.url) as http:
@@ -268,7 +273,7 @@ async def test_a_killed_server_keeps_every_seed_and_its_deals_still_verify(datab
             for player in players:
                 back = await player.connect(version=player.version)
                 assert back["fairness"] == before["fairness"]
-            await play_turns(players, rules, done=lambda m: m["table"]["status"] == "over")
+            await play_turns(players, rules, done=lambda m: m["table"]["hands_played"] >= 2)
             record = await record_of(http, table_id)
             assert record["hands"][1]["fairness"]["client_seeds"] == {"1": "before the crash"}
             assert record["hands"][1]["fairness"]["commitment"] == before["fairness"]["commitment"]
