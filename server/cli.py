@@ -393,7 +393,7 @@ def verify(args: argparse.Namespace) -> int:
     if failed:
         print(f"{len(failed)} of {len(checks)} hands did not match: {failed}.")
         return 1
-    print(f"All {len(checks)} deals matched.")
+    print("The deal matched." if len(checks) == 1 else f"All {len(checks)} deals matched.")
     return 0
 
 

@@ -202,7 +202,7 @@ export async function showVerification(dialog, page, history, seen) {
   const failed = results.filter((result) => result.problems.length);
   const verdict = !results.length ? "No finished hand to verify yet."
     : failed.length ? `${failed.length} of ${results.length} deals did not match.`
-      : `All ${results.length} deal${results.length === 1 ? "" : "s"} matched.`;
+      : results.length === 1 ? "The deal matched." : `All ${results.length} deals matched.`;
   patch(dialog,
     el("h2", { id: "verify-title" }, "Verify the deals"),
     el("p", { role: "status", class: failed.length ? "verify-verdict failed" : "verify-verdict" }, verdict),
