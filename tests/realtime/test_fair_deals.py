@@ -9,6 +9,7 @@ import asyncio
 import copy
 import json
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -18,7 +19,11 @@ from bench.harness import tables
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots
 from server.cli import main
-from server.engine import PRESETS, Rules
+from server.engine import PRESETS, Game, Rules
+from server.realtime import moves
+from server.realtime.errors import TableError
+from server.realtime.room import Room
+from server.store.records import GameRecord, SeatRecord, TableRecord
 from tests.fairness_verifier import verify_record
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 
@@ -283,3 +288,41 @@ async def test_a_killed_server_keeps_every_seed_and_its_deals_still_verify(datab
             await player.close()
     finally:
         server.stop()
+
+
+class Seat:
+    """A listener for a pure change: its seat only."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+
+
+def test_a_game_begun_before_deals_had_seeds_shows_none_and_its_rematch_gets_them():
+    """A game saved without seeds (a server of before) goes on as it was dealt: no
+    commitment to show, a seed refused as `no_deal`; the next game deals from seeds."""
+    rules = Rules.preset("standard")
+    legacy = Game(rules, seed=9).to_state()
+    del legacy["fairness"]
+    record = TableRecord(
+        id="old1",
+        name="old",
+        rules=rules.model_dump(mode="json"),
+        status="playing",
+        version=5,
+        game_number=1,
+        created=datetime.now(UTC),
+        seats=[SeatRecord(seat, name=f"P{seat}") for seat in range(4)],
+        game=GameRecord(
+            id=1, number=1, seed=9, snapshot=legacy, snapshot_seq=0, later_actions=[], hands_saved=0
+        ),
+    )
+    room = Room(record, 10)
+    assert room.game is not None and room.game.deals is None and room.next_deal() is None
+    with pytest.raises(TableError) as refused:
+        moves.seed(room, Seat(0), "mine")
+    assert refused.value.code == "no_deal"
+    with pytest.raises(TableError) as refused:
+        moves.seed(room, Seat(None), "mine")
+    assert refused.value.code == "not_seated"
+    deals = moves.first_deals(room)
+    assert len(deals.keys) == 1 and len(deals.keys[0]) == 32 and deals.seeds == [{}]
