@@ -3,6 +3,7 @@
     spades serve [--host H] [--port P] [--reload]
     spades migrate
     spades bots [--preset standard] [--seed N] [--target 500] [--level basic|advanced]
+    spades verify RECORD.json
 
 Settings come from the environment exactly as for the server (see server/settings.py);
 flags override them for this run only. `spades serve` binds every interface by default and
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import json
 import logging
 import os
 import random
@@ -360,6 +362,41 @@ def bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def verify(args: argparse.Namespace) -> int:
+    """Recompute every deal of a game's record (the hand review's download) from its
+    revealed seeds (docs/fairness.md): 0 when all matched, 1 when any did not."""
+    from server.engine import Rules
+    from server.engine.fairness import check_deals
+
+    try:
+        record = json.loads(Path(args.record).read_text(encoding="utf-8"))
+        table = record["table"]
+        checks = check_deals(Rules.model_validate(table["rules"]), table["id"], record["hands"])
+    except OSError as error:
+        print(f"spades verify: cannot read {args.record}: {error.strerror}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        print(f"spades verify: not a game record ({error!r})", file=sys.stderr)
+        return 2
+    if not checks:
+        print("No finished hand in this record: nothing to verify.")
+        return 1
+    for check in checks:
+        if check.matched:
+            matched = "commitment, deck and cards dealt"
+            if check.hand == 1:
+                matched += ", first dealer"
+            print(f"Hand {check.hand}: matched ({matched}).")
+        else:
+            print(f"Hand {check.hand}: DID NOT MATCH: {'; '.join(check.problems)}.")
+    failed = [check.hand for check in checks if not check.matched]
+    if failed:
+        print(f"{len(failed)} of {len(checks)} hands did not match: {failed}.")
+        return 1
+    print("The deal matched." if len(checks) == 1 else f"All {len(checks)} deals matched.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spades", description="Real-time multiplayer Spades server."
@@ -397,6 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--level", default="basic", help="bot level: basic or advanced (basic)"
     )
     bots_parser.set_defaults(run=bots)
+
+    verify_parser = commands.add_parser(
+        "verify", help="recompute every deal of a game's record from its revealed seeds"
+    )
+    verify_parser.add_argument("record", help="the game's record (the hand review's download)")
+    verify_parser.set_defaults(run=verify)
     return parser
 
 

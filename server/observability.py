@@ -80,7 +80,9 @@ REDACTED = "[redacted]"
 _HANDLER_NAME = "spades"
 
 # Keys whose whole value is a secret or a hidden hand, wherever they sit in a log event.
-_SECRET_KEY = re.compile(r"token|authorization|password|secret|cookie|invite", re.IGNORECASE)
+_SECRET_KEY = re.compile(
+    r"token|authorization|password|secret|cookie|invite|server_seed|deal_key", re.IGNORECASE
+)
 _HAND_KEYS = frozenset({"hand", "hands", "cards", "deck", "decks", "passed", "kitty"})
 # Identifiers we do want in logs even though they may look random.
 _ID_KEYS = frozenset({"table", "table_id", "request_id", "logger", "level", "timestamp"})

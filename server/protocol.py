@@ -33,6 +33,7 @@ from server.engine import (
     TrickPlays,
     View,
 )
+from server.engine.fairness import HandFairness, NextDeal
 
 RULES_SCHEMA = Rules.model_json_schema(mode="serialization")
 RulesShown = Annotated[dict[str, Any], WithJsonSchema(RULES_SCHEMA)]
@@ -125,6 +126,8 @@ class StateMessage(TypedDict):
     deadline: str | None
     server_time: str | None
     timer_moves: list[TimerMove]
+    # The next deal (docs/fairness.md): null only for a game begun before deals had seeds.
+    fairness: NextDeal | None
     chat: NotRequired[list[ChatLine]]
     protocol: NotRequired[int]
 
@@ -232,6 +235,16 @@ class StoredHand(TypedDict):
     sides: list[SideResult]
     timer_moves: list[TimerMove]
     plays: list[TrickPlays] | None
+    # What proves the deal (docs/fairness.md); null for a hand not dealt from seeds.
+    fairness: HandFairness | None
+
+
+class DealSeeds(TypedDict):
+    """The players' seeds for a table's next deal as stored, with the commitment of the
+    server seed they answer (seeds answering an older one are stale)."""
+
+    commitment: str
+    seeds: dict[str, str]
 
 
 class FinishedHand(StoredHand):

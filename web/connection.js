@@ -90,6 +90,11 @@ export class TableConnection {
     return this.send({ type: "chat", text });
   }
 
+  /** This player's own seed for the next deal (docs/fairness.md). */
+  seed(value) {
+    return this.send({ type: "seed", value });
+  }
+
   /** Ask for the expert bot's choice from this seat's view; the answer is a `hint`. */
   hint() {
     const id = `h${this.nextId++}`;

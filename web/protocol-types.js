@@ -66,7 +66,7 @@
  */
 
 /**
- * @typedef {Hello|Act|Chat|Back|Ping|Hint|Review} ClientMessage
+ * @typedef {Hello|Act|Chat|Seed|Back|Ping|Hint|Review} ClientMessage
  */
 
 /**
@@ -122,7 +122,18 @@
  * @property {Array<SideResult>} sides
  * @property {Array<TimerMove>} timer_moves
  * @property {Array<TrickPlays>|null} plays
+ * @property {HandFairness|null} fairness
  * @property {number} hand
+ */
+
+/**
+ * What proves one finished hand's deal: its server seed, the commitment shown before
+ * it, the client seeds used and the deck in deal order (card codes).
+ * @typedef {Object} HandFairness
+ * @property {string} server_seed
+ * @property {string} commitment
+ * @property {Object<string, string>} client_seeds
+ * @property {Array<string>} deck
  */
 
 /**
@@ -184,6 +195,15 @@
 
 /**
  * @typedef {Array<PublicTable>} Lobby
+ */
+
+/**
+ * The next deal as every state shows it: its hand number (1 for the next game's
+ * first), the commitment of its server seed, and the client seeds so far.
+ * @typedef {Object} NextDeal
+ * @property {number} hand
+ * @property {string} commitment
+ * @property {Object<string, string>} client_seeds
  */
 
 /**
@@ -362,6 +382,14 @@
  */
 
 /**
+ * A seated player's own seed for the next deal (docs/fairness.md): 1 to 64 printable
+ * characters; the last one a seat sends counts.
+ * @typedef {Object} Seed
+ * @property {"seed"} type
+ * @property {string} [value]
+ */
+
+/**
  * @typedef {StateMessage|ChatMessage|ErrorMessage|PongMessage|HintMessage|ReviewMessage} ServerMessage
  */
 
@@ -399,6 +427,7 @@
  * @property {string|null} deadline
  * @property {string|null} server_time
  * @property {Array<TimerMove>} timer_moves
+ * @property {NextDeal|null} fairness
  * @property {Array<ChatLine>} [chat]
  * @property {number} [protocol]
  */

@@ -93,7 +93,8 @@ function timerMoveLines(page, history) {
 
 /**
  * Draw the pad. `history`: finished hands from GET /api/tables/{id}/history; `hooks`:
- * review(hand) replays a hand, download() saves the game's record.
+ * review(hand) replays a hand, download() saves the game's record, verify() recomputes
+ * every deal (docs/fairness.md).
  * @param {HTMLElement} container
  * @param {object} page the table page's state
  * @param {Array<import('./protocol-types.js').FinishedHand>} history
@@ -132,7 +133,9 @@ export function renderScorepad(container, page, history, hooks) {
             el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, "Replay")))),
           el("tbody", {}, historyRows(page, history, hooks)))),
         el("button", { type: "button", class: "small-button download-record", onclick: hooks.download },
-          "Download this game (JSON)")) : null,
+          "Download this game (JSON)"),
+        el("button", { type: "button", class: "small-button verify-deals", onclick: hooks.verify },
+          "Verify the deals")) : null,
     timerMoveLines(page, history),
     el("p", { key: "bags", class: "muted small" }, bagPenaltyWords(page.table.rules)));
   patch(container, toggle, compact, body);

@@ -24,6 +24,7 @@ import {
   seatKey, showLinkDialog, watchLink,
 } from "/static/links.js";
 import { downloadRecord, HandReview } from "/static/review.js";
+import { DealSeeds, renderNextDeal, showVerification } from "/static/fairness.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { freeMiddle, renderSeats } from "/static/seats.js";
@@ -66,6 +67,7 @@ const page = {
   timerMoves: [], // moves the turn timer made this hand: [{seat, action}]
   presets: [], // [[name, rules]] from /api/presets: the table's rules name none
   hint: null, // the server's hint for the decision offered now: {offer, action}
+  fairness: null, // the next deal: {hand, commitment, client_seeds} (docs/fairness.md)
 };
 
 // A link that carries a secret (#invite=, #seat=) is read once, before the first hello.
@@ -88,6 +90,7 @@ const connection = new TableConnection(tableId, {
 const chat = new ChatPanel((text) => connection.chat(text), (seat) => seatName(page, seat));
 const cues = new TurnCues();
 const review = new HandReview($("review-dialog"), () => page, (hand) => connection.review(hand));
+const dealSeeds = new DealSeeds((value) => connection.seed(value));
 const keys = new TableKeys({
   page: () => page,
   say: (text) => announcer.say(text),
@@ -167,6 +170,8 @@ function receiveState(message, { answersHello }) {
   page.host = Boolean(message.host);
   page.mayJoin = mayJoin(page.table);
   page.timerMoves = message.timer_moves;
+  page.fairness = message.fairness ?? null;
+  dealSeeds.receive(message, page.table.game_number);
   clock.receive(message, page);
   page.sides = sidesOf(page.view, page.table.rules);
   page.acting = false;
@@ -549,6 +554,10 @@ function render() {
   renderScorepad($("scorepad"), page, page.history, {
     review: (hand) => review.open(hand),
     download: () => downloadRecord(page, page.history, presetName()),
+    verify: () => showVerification($("verify-dialog"), page, page.history, dealSeeds.seenFor(page.table.game_number)),
+  });
+  renderNextDeal($("next-deal"), page, page.fairness, (value) => {
+    if (!connection.seed(value)) toast("Not connected — your seed was not sent. Reconnecting…");
   });
   renderLastTrickButton();
   renderRulesPanel();

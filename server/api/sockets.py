@@ -47,6 +47,7 @@ from server.realtime.messages import (
     Hint,
     Ping,
     Review,
+    Seed,
     error,
     plain_act,
     read_client_message,
@@ -422,6 +423,8 @@ async def handle(
         await hub.act(room, socket, command.move, command.id, command.version)
     elif isinstance(command, Chat):
         await hub.chat(room, socket, command.text)
+    elif isinstance(command, Seed):
+        await hub.seed(room, socket, command.value)
     elif isinstance(command, Back):
         await hub.take_back(room, socket)
     elif isinstance(command, Hint):

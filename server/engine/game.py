@@ -84,6 +84,7 @@ from server.engine.actions import (
 from server.engine.auction import Auction
 from server.engine.cards import INDEX, CardOrder, Taken
 from server.engine.dealing import checked_deck, hand_deck, shuffle
+from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
 from server.engine.rules import Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
 from server.engine.scoring import final_bids, game_winner, score_sides
@@ -116,6 +117,10 @@ class Game:
     first dealer is ``dealer`` or drawn from ``seed``. The same seed always gives the
     same dealer and shuffles, and ``to_state()`` keeps it, so a restored game shuffles
     exactly as the original would have.
+
+    ``Game(rules, deals=Deals.fresh(table_id, key))`` deals every hand verifiably instead
+    (``server.engine.fairness``, without ``decks``): each hand from its committed server
+    seed and the players' seeds (``add_seed``), the first dealer from hand 1's seed.
     """
 
     # Set when a hand starts (or a game is restored): where the hand stands.
@@ -131,14 +136,20 @@ class Game:
         seed: int | str | None = None,
         decks: list[list[str]] | None = None,
         dealer: int | None = None,
+        deals: Deals | None = None,
     ) -> None:
         if not isinstance(rules, Rules):
             raise TypeError("rules must be a Rules instance")
+        if deals is not None and decks:
+            raise ValueError("a game is dealt from its decks or from its deals, not both")
         self.rules = rules
         self.seed: int | str = random.SystemRandom().getrandbits(62) if seed is None else seed
         self.decks = [checked_deck(rules, deck) for deck in decks or []]
+        self.deals = deals
         players = rules.players
-        if dealer is None:
+        if dealer is None and deals is not None:
+            dealer = deals.dealer(players)
+        elif dealer is None:
             dealer = random.Random(f"spades:{self.seed}:dealer").randrange(players)
         elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
             raise ValueError(f"dealer must be a seat 0-{players - 1}")
@@ -469,6 +480,30 @@ class Game:
             return self.turn
         return []
 
+    def add_seed(self, seat: int, value: str) -> None:
+        """``seat``'s own seed for the next deal (the next game's first after the last
+        hand): its last one counts. ValueError for a game without deals or a bad seed."""
+        if self.deals is None:
+            raise ValueError("this game is not dealt from seeds")
+        if not self._is_seat(seat):
+            raise bad_seat(seat)
+        self.deals.add_seed(seat, checked_seed(value))
+
+    def next_deal(self) -> NextDeal | None:
+        """The next deal as everyone may see it (hand 1 of the next game once this one is
+        over); None for a game without deals."""
+        if self.deals is None:
+            return None
+        return self.deals.next_deal(1 if self.phase == "over" else self.hand_number + 1)
+
+    def deal_proof(self, hand_number: int) -> HandFairness | None:
+        """What proves a finished hand's deal (its server seed, revealed); None for a hand
+        not over yet or a game without deals."""
+        over = self.hand_number - (0 if self.phase == "over" else 1)
+        if self.deals is None or not 1 <= hand_number <= over:
+            return None
+        return self.deals.revealed(hand_number, self._table.base_deck)
+
     def plays_of(self, hand_number: int) -> list[TrickPlays] | None:
         """Every trick of the latest hand this game object saw finish, in order: its
         leader, its cards, its taker (who leads the next one); None for any other hand.
@@ -525,6 +560,7 @@ class Game:
         game.rules = saved.rules
         game.seed = saved.seed
         game.decks = saved.decks
+        game.deals = saved.deals
         game.first_dealer = saved.first_dealer
         game._table = saved.table
         game._scores = saved.scores
@@ -548,7 +584,10 @@ class Game:
         table = self._table
         self.hand_number += 1
         self.dealer = (self.dealer + 1) % table.players
-        deck = hand_deck(self.decks, table.base_deck, self.seed, self.hand_number - 1)
+        if self.deals is not None:
+            deck = self.deals.deal(self.hand_number, table.base_deck)
+        else:
+            deck = hand_deck(self.decks, table.base_deck, self.seed, self.hand_number - 1)
         self._tricks = None
         self._auction = Auction.start(table, deck, self.dealer, self._scores, self._log)
         if events is not None:

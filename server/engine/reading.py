@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from server.engine.cards import CardOrder, Taken
+from server.engine.fairness import Deals
 from server.engine.rules import Rules
 from server.engine.shapes import Action, Bid, HandResult, Phase, SideScore
 
@@ -82,6 +83,8 @@ class StateReading(GameReading, Protocol):
     def seed(self) -> int | str: ...
     @property
     def decks(self) -> list[list[int]]: ...
+    @property
+    def deals(self) -> Deals | None: ...
     @property
     def first_dealer(self) -> int: ...
     @property

@@ -1,8 +1,8 @@
 """A finished hand's decisions seen again: each choice one seat made in it, with the view
 it made it from, so that a bot can be asked what it would have chosen there.
 
-The game is rebuilt from the start (its seed, its given decks and first dealer) and its log
-replayed; nothing of the game that asks is changed. A seat's view never holds a card it
+The game is rebuilt from the start (its seed or the decks its hands were dealt, and its
+first dealer) and its log replayed; nothing of the game that asks is changed. A seat's view never holds a card it
 could not see then, so nothing a bot decides from it uses hidden cards.
 
 >>> from server.engine import Game, Rules
@@ -49,8 +49,15 @@ class Decision:
 
 
 def replay_start(game: Game) -> Start:
-    """What `game` was made from (a fresh copy: safe to hand to another thread)."""
+    """What `game` was made from, as far as its finished hands go (a fresh copy: safe to
+    hand to another thread). A game dealt from seeds is made again from the decks its
+    finished hands were dealt (their proofs), the seeds of the next not being out yet."""
     decks = [[card_code(card) for card in deck] for deck in game.decks]
+    if game.deals is not None:
+        hand = 1
+        while (proof := game.deal_proof(hand)) is not None:
+            decks.append(proof["deck"])
+            hand += 1
     return Start(game.seed, decks, game.first_dealer)
 
 

@@ -22,6 +22,7 @@ from server.engine.actions import LogEntry, logged_action
 from server.engine.auction import Auction
 from server.engine.cards import CODES, INDEX, Taken
 from server.engine.dealing import checked_deck
+from server.engine.fairness import Deals
 from server.engine.reading import StateReading
 from server.engine.rules import Rules
 from server.engine.shapes import CurrentState, GameState, HandResult, Phase, TrickPlays
@@ -41,6 +42,7 @@ def current_state(game: StateReading, auction: Auction, tricks: Tricks | None) -
         "rules": game.rules.model_dump(),
         "seed": game.seed,
         "decks": [[CODES[c] for c in deck] for deck in game.decks],
+        "fairness": None if game.deals is None else game.deals.to_state(),
         "first_dealer": game.first_dealer,
         "dealer": game.dealer,
         "hand_number": game.hand_number,
@@ -78,6 +80,7 @@ class SavedGame:
     rules: Rules
     seed: int | str
     decks: list[list[int]]
+    deals: Deals | None
     first_dealer: int
     dealer: int
     hand_number: int
@@ -131,6 +134,7 @@ def _read(data: GameState) -> SavedGame:
         stock_pos=data["stock_pos"],
         deal=[list(cards) for cards in data["deal"]],
     )
+    fairness = data.get("fairness")
     tricks = None
     if playing:
         forced = data["forced_lead"]
@@ -150,6 +154,7 @@ def _read(data: GameState) -> SavedGame:
         rules=rules,
         seed=data["seed"],
         decks=[checked_deck(rules, deck) for deck in data["decks"]],
+        deals=None if fairness is None else Deals.from_state(fairness),
         first_dealer=data["first_dealer"],
         dealer=data["dealer"],
         hand_number=data["hand_number"],

@@ -17,6 +17,7 @@ from typing import Generic, Literal, TypeVar, final
 
 from typing_extensions import TypedDict
 
+from server.engine.fairness import FairnessState
 from server.engine.rules import RuleFields
 
 Phase = Literal["blind", "pass", "draw", "bid", "play", "over"]
@@ -284,6 +285,8 @@ class CurrentState(TypedDict):
     rules: RuleFields
     seed: int | str
     decks: list[list[str]]
+    # The verifiable deals' seeds (server.engine.fairness); None: dealt from ``seed``.
+    fairness: FairnessState | None
     first_dealer: int
     dealer: int
     hand_number: int

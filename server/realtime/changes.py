@@ -351,11 +351,13 @@ def apply(room: Room, effects: Effects, version: int) -> None:
     if effects.table:
         fields: dict[str, Any] = dict(effects.table)
         room.status = fields.pop("status", room.status)
+        if "deal_seeds" in fields:
+            room.take_seeds(fields.pop("deal_seeds"))
         if fields:
             room.hosting = replace(room.hosting, **fields)
             if room.hosting.host_hash is None:
                 room.host_listeners.clear()
-        steady = set(effects.table) == {"deadline"} and steady
+        steady = set(effects.table) <= {"deadline", "deal_seeds"} and steady
         log.info(
             "table changed",
             table=room.id,
@@ -374,6 +376,7 @@ def apply(room: Room, effects: Effects, version: int) -> None:
     start = effects.start
     if start is not None:
         room.game, room.game_number, room.status = start.game, start.number, "playing"
+        room.open_deals = None
         room.seq, room.hands_saved, room.timer_moves = 0, 0, []
         room.hosting = replace(room.hosting, deadline=start.deadline)
         steady = False

@@ -26,6 +26,7 @@ from typing import Any
 import structlog
 
 from server.engine import Action, Rules
+from server.engine.fairness import new_key
 from server.observability import ACTION_LATENCY, ERRORS, OPEN_TABLES, REFUSED_ACTIONS, ROOMS_LOADED
 from server.protocol import History, PublicTable
 from server.realtime import advice, collector, controls, hints, moves, seats
@@ -181,6 +182,8 @@ class TableHub:
             rules.model_dump(mode="json"),
             rules.players,
             hosts,
+            # Its first hand's server seed: the tables' first state shows its commitment.
+            new_key().hex(),
         )
         OPEN_TABLES.inc()
         room = await self.room(table_id)
@@ -316,6 +319,13 @@ class TableHub:
         """`review`: the expert bot's choices beside the asking seat's own in a finished
         hand of this game (`advice.review`); answered when thought out."""
         await advice.review(self.settings, room, listener, hand, review_id)
+
+    async def seed(self, room: Room, listener: Listener, value: str) -> None:
+        """`seed`: a seated player's own seed for the next deal (`moves.seed`)."""
+        try:
+            await self.changes.run(room, moves.seed, listener, value)
+        except TableError as refusal:
+            listener.send(error(refusal.code, refusal.message))
 
     async def chat(self, room: Room, listener: Listener, text: str) -> None:
         """A chat line (already checked by `messages.Chat`), stored and sent to everyone."""

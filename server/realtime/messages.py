@@ -39,6 +39,7 @@ from pydantic_core import PydanticCustomError
 
 from server.engine import Action
 from server.engine.actions import ACTION_FIELDS
+from server.engine.fairness import SEED_MAX, checked_seed
 from server.names import unprintable
 from server.protocol import (
     ANSWERS,
@@ -145,6 +146,24 @@ class Chat(ClientMessage):
         return said
 
 
+class Seed(ClientMessage):
+    """A seated player's own seed for the next deal (docs/fairness.md): 1 to 64 printable
+    characters; the last one a seat sends counts."""
+
+    type: Literal["seed"]
+    value: str = Field(default="", validate_default=True)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _seed(cls, value: Any) -> str:
+        try:
+            return checked_seed(value)
+        except ValueError:
+            raise PydanticCustomError(
+                "bad_seed", "A seed is 1 to {limit} printable characters.", {"limit": SEED_MAX}
+            ) from None
+
+
 class Back(ClientMessage):
     """A player on autoplay plays for themselves again."""
 
@@ -178,20 +197,21 @@ class Review(ClientMessage):
     }
 
 
-Command = Hello | Act | Chat | Back | Ping | Hint | Review
+Command = Hello | Act | Chat | Seed | Back | Ping | Hint | Review
 ClientCommand = Annotated[Command, Field(discriminator="type")]
 CLIENT_MESSAGES: TypeAdapter[Command] = TypeAdapter(ClientCommand)
 MODELS: dict[str, type[ClientMessage]] = {
     "hello": Hello,
     "act": Act,
     "chat": Chat,
+    "seed": Seed,
     "back": Back,
     "ping": Ping,
     "hint": Hint,
     "review": Review,
 }
 # Refusal codes a validator may raise as its error type; any other error is a wrong type.
-REFUSAL_CODES = frozenset(("bad_chat", "bad_message"))
+REFUSAL_CODES = frozenset(("bad_chat", "bad_message", "bad_seed"))
 
 
 def read_client_message(message: dict[str, Any], chat_max_length: int | None = None) -> Command:

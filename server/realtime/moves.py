@@ -14,6 +14,7 @@ import orjson
 import structlog
 
 from server.engine import Action, Game, HandResult, IllegalAction, TrickPlays
+from server.engine.fairness import Deals, HandFairness, checked_seed, commitment, new_key
 from server.observability import ERRORS
 from server.protocol import StoredHand, TimerMove
 from server.realtime import seats
@@ -30,11 +31,14 @@ OWN_CODES = frozenset(("not_your_turn", "game_over"))
 
 
 def hand_fields(
-    result: HandResult, timer_moves: list[TimerMove], plays: list[TrickPlays] | None
+    result: HandResult,
+    timer_moves: list[TimerMove],
+    plays: list[TrickPlays] | None,
+    fairness: HandFairness | None = None,
 ) -> StoredHand:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
-    `plays` every trick of the hand, for its replay."""
+    `plays` every trick of the hand, for its replay; `fairness` what proves its deal."""
     return {
         "dealer": result.get("dealer"),
         "bids": result["bids"],
@@ -43,6 +47,7 @@ def hand_fields(
         "sides": result["sides"],
         "timer_moves": timer_moves,
         "plays": plays,
+        "fairness": fairness,
     }
 
 
@@ -116,7 +121,12 @@ def record(
         # JSON as made by the game (the JSON column writes a Fragment as it is).
         snapshot=orjson.Fragment(room.state_encoder.json(game)) if results or over else None,
         new_hands=[
-            hand_fields(result, timer_moves, game.plays_of(result["hand_number"]))
+            hand_fields(
+                result,
+                timer_moves,
+                game.plays_of(result["hand_number"]),
+                game.deal_proof(result["hand_number"]),
+            )
             for result in results
         ],
         first_hand_number=room.hands_saved + 1,
@@ -139,12 +149,40 @@ def start(room: Room) -> Effects:
     """A new game, dealt from a fresh seed. A player who left before the start gets the
     same grace as one who leaves later."""
     seed = secrets.randbits(62)
-    game = Game(room.rules, seed=seed)
+    game = Game(room.rules, seed=seed, deals=first_deals(room))
     deadline = fresh_deadline(room.hosting.turn_seconds, game.turn, utcnow())
     away = frozenset(
         seat.seat for seat in room.seats if seat.token_hash is not None and not seat.connected
     )
     return Effects(start=GameStart(game, room.game_number + 1, seed, deadline), grace=away)
+
+
+def first_deals(room: Room) -> Deals:
+    """A new game's deals: from the next deal's server seed and seeds as shown (the
+    table's, or those left by the game before), else a fresh server seed."""
+    shown = room.deals()
+    if shown is None:
+        return Deals.fresh(room.id, new_key())
+    return Deals.fresh(room.id, shown.keys[-1], shown.seeds[-1])
+
+
+def seed(room: Room, listener: Listener, value: str) -> Effects:
+    """A seated player's own seed for the next deal, shown to everyone at once."""
+    if listener.seat is None:
+        raise TableError("not_seated", "Only a seated player may add a seed to the deal.")
+    seats.not_ended(room)
+    deals = room.deals()
+    if deals is None:
+        raise TableError("no_deal", "This game's deals take no seeds; the next game's will.")
+    try:
+        value = checked_seed(value)
+    except ValueError as refusal:
+        raise TableError("bad_seed", f"{str(refusal).capitalize()}.") from None
+    seeds = {**deals.seeds[-1], listener.seat: value}
+    stored = {str(seat): seeds[seat] for seat in sorted(seeds)}
+    return Effects(
+        table={"deal_seeds": {"commitment": commitment(deals.keys[-1]), "seeds": stored}}
+    )
 
 
 def start_if_full(room: Room) -> Effects:

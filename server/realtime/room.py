@@ -22,8 +22,9 @@ from typing import Protocol
 import orjson
 
 from server.engine import Action, Game, Rules
+from server.engine.fairness import Deals, NextDeal, commitment
 from server.engine.rules import RuleFields
-from server.protocol import ChatLine, ReviewChoice, ServerMessage, TimerMove
+from server.protocol import ChatLine, DealSeeds, ReviewChoice, ServerMessage, TimerMove
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
 from server.realtime.timer import public_move, utcnow
@@ -78,6 +79,7 @@ class Room:
         "chat",
         "created",
         "evicted",
+        "fairness_json",
         "game",
         "game_id",
         "game_number",
@@ -92,6 +94,7 @@ class Room:
         "listeners",
         "lock",
         "name",
+        "open_deals",
         "public_encoder",
         "reviews",
         "rng",
@@ -143,6 +146,8 @@ class Room:
         # The public table's JSON but its version and deadline, kept by `views` until the
         # pipeline applies a change to anything else (None: to be made again).
         self.table_rest: bytes | None = None
+        # The `fairness` of the states, as JSON, and what it was made from (`views`).
+        self.fairness_json: tuple[tuple[object, ...], bytes] | None = None
         self.public_encoder = PublicEncoder()
         self.seat_encoder = SeatEncoder()
         self.state_encoder = StateEncoder()
@@ -159,6 +164,16 @@ class Room:
         self.seats = record.seats
         self.hosting: Hosting = record.hosting
         self.game = load_game(self.rules, record)
+        # The next deal's seeds while no game of this table has them: its first game's
+        # (from the table's creation), or a game begun before deals had seeds.
+        self.open_deals = (
+            Deals.fresh(record.id, bytes.fromhex(record.deal_key))
+            if record.deal_key is not None and (self.game is None or self.game.deals is None)
+            else None
+        )
+        if record.deal_seeds is not None:
+            self.take_seeds(record.deal_seeds)
+        self.fairness_json = None
         # The moves the turn timer made in the current hand, as everyone may see them.
         self.timer_moves: list[TimerMove] = [
             public_move(seat, action)
@@ -171,6 +186,28 @@ class Room:
         self.chat.extend(record.chat)
         self.series = list(record.series)
         self.table_rest = None
+
+    def deals(self) -> Deals | None:
+        """Whose seeds make the next deal: the current game's, else the table's own (None:
+        neither, for a game begun before deals had seeds)."""
+        game = self.game
+        if game is not None and game.deals is not None:
+            return game.deals
+        return self.open_deals
+
+    def next_deal(self) -> NextDeal | None:
+        """The next deal as every state shows it."""
+        game = self.game
+        if game is not None and game.deals is not None:
+            return game.next_deal()
+        return None if self.open_deals is None else self.open_deals.next_deal(1)
+
+    def take_seeds(self, stored: DealSeeds) -> None:
+        """The players' seeds for the next deal as stored, unless they answer an older
+        commitment (a deal made since)."""
+        deals = self.deals()
+        if deals is not None and commitment(deals.keys[-1]) == stored["commitment"]:
+            deals.replace_seeds({int(seat): value for seat, value in stored["seeds"].items()})
 
     @property
     def bot_nudge(self) -> asyncio.Event:

@@ -119,6 +119,19 @@ def table_json(room: Room, deadline: str | None) -> bytes:
     )
 
 
+def fairness_json(room: Room) -> bytes:
+    """The next deal (`Room.next_deal`) as JSON, made again only once it has changed: a
+    deal, a seed, the game's end or a new game."""
+    deals = room.deals()
+    game = room.game
+    over = game is not None and game.phase == "over"
+    key = (deals, None if deals is None else deals.changes, game, over)
+    kept = room.fairness_json
+    if kept is None or kept[0] != key:
+        kept = room.fairness_json = (key, orjson.dumps(room.next_deal()))
+    return kept[1]
+
+
 def state_frames(room: Room, listeners: list[Listener]) -> list[StateMessage]:
     """The `state` of each of `listeners`, each as a `Frame`, in their order."""
     server_time = now_iso_ms()
@@ -131,7 +144,10 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[StateMessage]:
             table_json(room, deadline),
             orjson.dumps(
                 {"deadline": deadline, "server_time": server_time, "timer_moves": room.timer_moves}
-            ).replace(b"{", b",", 1),
+            ).replace(b"{", b",", 1)[:-1],
+            b',"fairness":',
+            fairness_json(room),
+            b"}",
         )
     )
     head = b'{"type":"state","version":%d,"seat":' % room.version

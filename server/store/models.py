@@ -28,8 +28,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from server.engine import Action, Bid, GameState, SideResult, SideScore, TrickPlays
+from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
-from server.protocol import TableStatus, TimerMove
+from server.protocol import DealSeeds, TableStatus, TimerMove
 
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
@@ -76,6 +77,10 @@ class TableRow(Base):
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # Players may ask for the expert bot's choice (never acted on); on at friends' tables.
     hints: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The first hand's server seed (hex, secret) until the table's first game starts, and
+    # the players' seeds for the next deal with the commitment they answer.
+    deal_key: Mapped[str | None] = mapped_column(String(64))
+    deal_seeds: Mapped[DealSeeds | None] = mapped_column(JSON)
 
 
 class SeatRow(Base):
@@ -141,6 +146,9 @@ class HandRow(Base):
     # Every trick of the hand in order, for the hand's replay (None for hands stored
     # before it was kept).
     plays: Mapped[list[TrickPlays] | None] = mapped_column(JSON)
+    # What proves the hand's deal: its server seed, revealed, and the seeds and deck
+    # (None for a hand not dealt from seeds).
+    fairness: Mapped[HandFairness | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):

@@ -14,7 +14,7 @@ import orjson
 
 from server.engine import Action, GameState, Rules, SideResult, SideScore
 from server.engine.rules import RuleFields
-from server.protocol import ChatLine, StoredHand, TableStatus
+from server.protocol import ChatLine, DealSeeds, StoredHand, TableStatus
 from server.store.models import ChatRow, SeatRow, TableRow
 
 
@@ -99,6 +99,10 @@ class TableRecord(TableFields):
     chat: list[ChatLine] = field(default_factory=list)
     # Games won by each side at this table, across rematches.
     series: list[int] = field(default_factory=list)
+    # The first hand's server seed (hex) until the first game starts, and the players'
+    # seeds for the next deal (docs/fairness.md).
+    deal_key: str | None = None
+    deal_seeds: DealSeeds | None = None
 
 
 @dataclass
@@ -228,3 +232,4 @@ class TableUpdate(TypedDict, total=False):
     host_hash: str | None
     turn_seconds: int | None
     deadline: datetime | None
+    deal_seeds: DealSeeds

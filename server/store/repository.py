@@ -71,9 +71,10 @@ class TableStore:
         rules: RuleFields,
         players: int,
         hosts: Hosting | None = None,
+        deal_key: str | None = None,
     ) -> None:
         """A new table with empty seats; `hosts` says how it is reached (listed, no
-        secrets, when not given)."""
+        secrets, when not given); `deal_key` its first hand's server seed (hex)."""
         hosts = hosts or Hosting()
         async with self.sessions.begin() as session:
             session.add(
@@ -90,6 +91,7 @@ class TableStore:
                     host_seat=hosts.host_seat,
                     turn_seconds=hosts.turn_seconds,
                     hints=hosts.hints,
+                    deal_key=deal_key,
                 )
             )
             await session.flush()
@@ -132,6 +134,8 @@ class TableStore:
             created=table.created,
             seats=[seat_record(s) for s in seats],
             hosting=hosting(table),
+            deal_key=table.deal_key,
+            deal_seeds=table.deal_seeds,
         )
         wins = {
             winner: games for _id, winner, games in await session.execute(wins_query([table.id]))
@@ -313,6 +317,8 @@ class TableStore:
                 status="playing",
                 game_number=number,
                 deadline=deadline,
+                # The first hand's server seed is the game's now, in its snapshot.
+                deal_key=None,
             )
             game = GameRow(
                 table_id=table_id,
@@ -367,6 +373,7 @@ class TableStore:
                     sides=row.sides,
                     timer_moves=row.timer_moves or [],
                     plays=row.plays,
+                    fairness=row.fairness,
                 )
                 for row in rows
             ]

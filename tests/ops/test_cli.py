@@ -8,6 +8,7 @@ import logging
 import os
 import pty
 import queue
+import random
 import re
 import select
 import socket
@@ -384,3 +385,50 @@ def test_serve_turns_per_message_deflate_on_only_when_told(tmp_path, setting, co
     finally:
         server.terminate()
         server.communicate(timeout=30)
+
+
+def fair_record(tmp_path: Path, tamper: bool = False) -> Path:
+    """A whole bot game dealt from seeds, saved as the hand review's download."""
+    from server.engine import Game, Rules
+    from server.engine.bots import choose_action
+    from server.engine.fairness import Deals
+
+    rules = Rules.preset("standard", target_score=150)
+    game = Game(rules, deals=Deals.fresh("cli01", bytes(range(32)), {0: "me"}))
+    rng = random.Random(4)
+    while game.phase != "over":
+        seat = game.turn[0]
+        game.act(seat, choose_action(rules, game.view(seat), "basic", rng))
+    hands = [
+        {**result, "hand": number, "fairness": game.deal_proof(number)}
+        for number, result in enumerate(game.hand_results, start=1)
+    ]
+    if tamper:
+        hands[1]["fairness"]["deck"].reverse()
+    record = {"table": {"id": "cli01", "rules": rules.model_dump()}, "hands": hands}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def test_verify_says_every_deal_of_a_record_matched(tmp_path, capsys):
+    assert main(["verify", str(fair_record(tmp_path))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Hand 1: matched (commitment, deck and cards dealt, first dealer)."
+    assert lines[-1].startswith("All ") and lines[-1].endswith(" deals matched.")
+
+
+def test_verify_says_plainly_which_deal_did_not_match(tmp_path, capsys):
+    assert main(["verify", str(fair_record(tmp_path, tamper=True))]) == 1
+    out = capsys.readouterr().out
+    assert "Hand 2: DID NOT MATCH: the deck is not the one the seeds shuffle" in out
+    assert "1 of " in out and "hands did not match: [2]." in out
+
+
+def test_verify_refuses_what_is_not_a_record(tmp_path, capsys):
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text('{"hands": 3}')
+    assert main(["verify", str(garbage)]) == 2
+    assert main(["verify", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err
+    assert "not a game record" in err and "cannot read" in err

@@ -65,6 +65,19 @@ def test_token_values_are_redacted_inside_free_text(json_logs):
     assert_no_secret(lines)
 
 
+def test_a_server_seed_logged_by_mistake_is_masked(json_logs):
+    """A deal's server seed is secret until its hand is over (docs/fairness.md): under its
+    own keys, inside a saved game's fairness, and as hex in free text."""
+    key = secrets.token_hex(32)
+    log = structlog.get_logger("spades.test")
+    log.info("dealt", server_seed=key, deal_key=key)
+    log.info("saved", state={"fairness": {"table": "t1", "keys": [key]}})
+    log.info(f"next deal from {key}")
+    lines = json_logs()
+    assert lines[0]["server_seed"] == lines[0]["deal_key"] == REDACTED
+    assert key not in json.dumps(lines)
+
+
 def test_hand_cards_are_redacted_in_keys_views_and_text(json_logs):
     log = structlog.get_logger("spades.test")
     log.info("dealt", hand=HAND)

@@ -32,6 +32,7 @@ def fresh_state(room: Any, listener: Any) -> dict[str, Any]:
         "deadline": iso_ms(room.hosting.deadline),
         "server_time": None,
         "timer_moves": room.timer_moves,
+        "fairness": room.next_deal(),
     }
 
 
@@ -105,7 +106,8 @@ class CheckingBox(Mailbox):
 
 async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(settings):
     """Seats taken and a bot added, a whole game played to its end under a turn timer, a
-    seat's player away and back, the host's timer changed, a rematch: every frame every
+    seat's player away and back, the host's timer changed, seeds for the next deal (also
+    for the rematch's first), a rematch: every frame every
     socket gets equals the state built whole at that moment (the room's kept JSON of its
     public table and anything else kept between changes never goes stale)."""
     app = create_app(settings)
@@ -130,6 +132,8 @@ async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(set
                 await hub.join(room, players[2], tokens[2])
             if moves == 60:
                 await hub.set_timer(room.id, host_token, 30)
+            if moves % 25 == 7:  # a player's seed for the next deal
+                await hub.seed(room, players[moves % 3], f"seed {moves}")
             turn = [seat for seat in room.game.turn if seat < 3]
             if not turn:
                 await asyncio.sleep(0.01)  # the bot's move
@@ -138,7 +142,9 @@ async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(set
             await hub.act(room, players[turn[0]], pick(view, rng))
             moves += 1
         assert room.status == "over" and room.game.winner is not None
+        await hub.seed(room, players[1], "for the rematch")
         await hub.rematch(room.id, tokens[0])
+        assert room.game.deals.seeds[0][1] == "for the rematch"
         assert room.status == "playing"
         boxes = [watcher, *players]
         assert all(box.checked > moves for box in boxes)

@@ -385,6 +385,7 @@ async def test_sqlite3_stores_exactly_what_sqlalchemy_would(tmp_path):
                         "sides": [{"points": 70, "score": 510, "bags": 1}],
                         "timer_moves": [],
                         "plays": None,
+                        "fairness": None,
                     }
                 ],
             ),

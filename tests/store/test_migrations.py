@@ -99,3 +99,50 @@ def test_the_action_log_keeps_its_rows_through_0004_and_back(empty_database_url)
     assert asyncio.run(read()) == (before, sqlite)
     command.downgrade(config, "0003")
     assert asyncio.run(read()) == (before, False)
+
+
+def test_0005_gives_each_waiting_table_a_server_seed_and_keeps_every_row(empty_database_url):
+    """A table still waiting shows a commitment after the upgrade (its own 32-byte server
+    seed); a table with a game needs none; the downgrade keeps the tables and their games."""
+    config = alembic_config(empty_database_url)
+    command.upgrade(config, "0004")
+
+    async def run(*statements: str) -> list[tuple[str, str | None]]:
+        engine = create_engine(empty_database_url)
+        try:
+            async with engine.begin() as connection:
+                for statement in statements:
+                    await connection.execute(text(statement))
+                if statements:
+                    return []
+                rows = await connection.execute(text("SELECT id, deal_key FROM tables ORDER BY id"))
+                return [(table_id, key) for table_id, key in rows]
+        finally:
+            await engine.dispose()
+
+    tables = [
+        "INSERT INTO tables (id, name, rules, status, version, game_number, created, listed,"
+        f" hints) VALUES ('{table_id}', 'x', '{{}}', '{status}', 1, 0,"
+        " '2026-12-03 00:00:00', true, false)"
+        for table_id, status in (("w1", "waiting"), ("w2", "waiting"), ("p1", "playing"))
+    ]
+    asyncio.run(run(*tables, *ACTION_LOG_ROWS))
+    command.upgrade(config, "head")
+    found = dict(asyncio.run(run()))
+    assert found["p1"] is None and found["t1"] is None
+    assert len(bytes.fromhex(found["w1"] or "")) == 32
+    assert found["w1"] != found["w2"]
+    command.downgrade(config, "0004")
+    engine_rows = asyncio.run(count_rows(empty_database_url))
+    assert engine_rows == (4, 3)
+
+
+async def count_rows(url: str) -> tuple[int, int]:
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            tables = await connection.scalar(text("SELECT count(*) FROM tables"))
+            actions = await connection.scalar(text("SELECT count(*) FROM actions"))
+            return tables, actions
+    finally:
+        await engine.dispose()
