@@ -331,7 +331,9 @@ class ClubTable(TypedDict):
 
 class ClubPage(TypedDict):
     """Everything the club page shows: members (with stats and ratings), the
-    leaderboard (member ids, best rating first), live tables, games (newest first);
+    leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
+    the latest 100 finished, newest first; `games_total` counts them all, the rest are
+    read with `GET /api/clubs/{id}/games`);
     `you` the asking member's id (null for the host's token), `host` whether the token
     is the host's."""
 
@@ -343,6 +345,14 @@ class ClubPage(TypedDict):
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]
+    games: list[ClubGame]
+    games_total: int
+
+
+class ClubGames(TypedDict):
+    """Older finished games of a club, newest first, from `offset`."""
+
+    offset: int
     games: list[ClubGame]
 
 
@@ -372,5 +382,6 @@ ANSWERS: dict[str, Any] = {
     "CreatedClub": CreatedClub,
     "JoinedClub": JoinedClub,
     "ClubPage": ClubPage,
+    "ClubGames": ClubGames,
     "ClubInvite": ClubInvite,
 }

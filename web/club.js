@@ -211,8 +211,24 @@ function renderTables() {
   }) : el("li", { class: "muted" }, "None yet."));
 }
 
+// Older finished games, read on demand (the page's answer lists the latest 100).
+let older = [];
+
+async function moreGames() {
+  try {
+    const shown = club.games.filter((game) => !game.abandoned).length + older.length;
+    const answer = await api(`/api/clubs/${encodeURIComponent(clubId)}/games?offset=${shown}`, { token: token() });
+    older = older.concat(answer.games);
+    renderGames();
+  } catch (failure) { $("club-error").textContent = failure.message; }
+}
+
 function renderGames() {
-  patch($("club-games"), club.games.length ? club.games.map((game) => {
+  const games = club.games.concat(older);
+  const more = games.length < club.games_total
+    ? el("li", { key: "more" }, el("button", { type: "button", id: "more-games", onclick: moreGames }, "Show older games"))
+    : null;
+  patch($("club-games"), games.length ? [...games.map((game) => {
     const sides = game.sides.map((side) =>
       `${side.members.map(nameOf).join(" & ") || "bots"}: ${side.score}`).join(" — ");
     const when = game.ended ? new Date(game.ended).toLocaleString() : "";
@@ -225,7 +241,7 @@ function renderGames() {
         game.winner !== null ? el("span", {}, `Won by ${game.sides[game.winner]?.members.map(nameOf).join(" & ") || "bots"}`) : null,
         el("span", { class: "muted" }, `${PRESET_TITLES[game.preset] || game.preset}; ${flags}`)),
       el("a", { class: "button", href: `/t/${encodeURIComponent(game.table)}` }, "Review"));
-  }) : el("li", { class: "muted" }, "No games yet."));
+  }), more] : el("li", { class: "muted" }, "No games yet."));
 }
 
 function renderStart() {

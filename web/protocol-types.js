@@ -86,6 +86,13 @@
  */
 
 /**
+ * Older finished games of a club, newest first, from `offset`.
+ * @typedef {Object} ClubGames
+ * @property {number} offset
+ * @property {Array<ClubGame>} games
+ */
+
+/**
  * A fresh club link: the old invite no longer lets anyone join.
  * @typedef {Object} ClubInvite
  * @property {string} invite
@@ -129,7 +136,9 @@
 
 /**
  * Everything the club page shows: members (with stats and ratings), the
- * leaderboard (member ids, best rating first), live tables, games (newest first);
+ * leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
+ * the latest 100 finished, newest first; `games_total` counts them all, the rest are
+ * read with `GET /api/clubs/{id}/games`);
  * `you` the asking member's id (null for the host's token), `host` whether the token
  * is the host's.
  * @typedef {Object} ClubPage
@@ -142,6 +151,7 @@
  * @property {Array<string>} leaderboard
  * @property {Array<ClubTable>} tables
  * @property {Array<ClubGame>} games
+ * @property {number} games_total
  */
 
 /**

@@ -11,13 +11,14 @@ from __future__ import annotations
 import secrets
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
+import orjson
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from server.api.ratelimit import limit_writes
 from server.engine.rules import RuleFields
 from server.names import check_text
-from server.protocol import ClubInvite, ClubPage, CreatedClub, JoinedClub
+from server.protocol import ClubGames, ClubInvite, ClubPage, CreatedClub, JoinedClub
 from server.realtime.hosting import hash_token, new_token
 from server.store.clubs import ClubStore, Viewer
 
@@ -121,12 +122,28 @@ async def join_club(club_id: str, body: Joining, request: Request, clubs: Clubs)
     return JoinedClub(member={"id": member_id, "name": body.name}, token=token)
 
 
-@router.get("/clubs/{club_id}")
-async def club_page(club_id: str, token: Bearer, clubs: Clubs) -> ClubPage:
+@router.get("/clubs/{club_id}", response_model=ClubPage)
+async def club_page(club_id: str, token: Bearer, clubs: Clubs) -> Response:
+    """The club page, encoded by orjson as built (a `ClubPage`: the store builds exactly
+    its fields, and no secret is among them): a club's list of games is long, and
+    FastAPI's validation and encoding of each one cost more than the database."""
     page = await clubs.page(await viewer_of(clubs, club_id, token))
     if page is None:
         raise HTTPException(403, FORBIDDEN)
-    return page
+    return Response(orjson.dumps(page), media_type="application/json")
+
+
+@router.get("/clubs/{club_id}/games")
+async def club_games(
+    club_id: str,
+    token: Bearer,
+    clubs: Clubs,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> ClubGames:
+    """Finished club games, newest first, from `offset`: the club page's older games."""
+    await viewer_of(clubs, club_id, token)
+    return ClubGames(offset=offset, games=await clubs.games(club_id, offset, limit))
 
 
 @router.patch("/clubs/{club_id}", dependencies=WRITES)

@@ -14,7 +14,7 @@ from server.clubs.ratings import Rating, fresh
 from server.clubs.stats import FIELDS, OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.engine.rules import RuleFields
-from server.protocol import ClubGame, ClubMember, ClubPage, ClubSide, ClubStats, ClubTable
+from server.protocol import ClubGame, ClubMember, ClubPage, ClubStats, ClubTable
 from server.store.db import session_factory
 from server.store.models import (
     ClubGameRow,
@@ -30,7 +30,9 @@ from server.store.models import (
 )
 from server.store.records import iso
 
-LIVE = ("waiting", "playing", "over")
+LIVE = ("waiting", "playing")
+# The finished games the club page lists (newest first); older ones are read by page.
+GAMES_SHOWN = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +183,10 @@ class ClubStore:
                     **{name: getattr(stat, name) for name in FIELDS}
                 ).shown()
             members = [member_entry(row, stats[row.id]) for row in rows]
-            games = [
-                game_entry(row)
-                for row in await session.scalars(
-                    select(ClubGameRow)
-                    .where(ClubGameRow.club_id == club_id)
-                    .order_by(ClubGameRow.ended.desc(), ClubGameRow.game_id.desc())
-                )
-            ]
+            games = await self._games(session, club_id, 0, GAMES_SHOWN)
+            total = await session.scalar(
+                select(func.count()).select_from(ClubGameRow).where(ClubGameRow.club_id == club_id)
+            )
             tables, abandoned = await self._tables(session, club_id)
         leaderboard = [
             m["id"] for m in sorted(members, key=lambda m: -m["rating"]) if not m["removed"]
@@ -201,40 +199,83 @@ class ClubStore:
             leaderboard=leaderboard,
             tables=tables,
             games=abandoned + games,
+            games_total=(total or 0) + len(abandoned),
             you=viewer.member,
             host=viewer.host,
         )
+
+    async def games(self, club_id: str, offset: int, limit: int) -> list[ClubGame]:
+        """Finished club games, newest first, from `offset` (for the page's older games)."""
+        async with self.sessions() as session:
+            return await self._games(session, club_id, offset, limit)
+
+    @staticmethod
+    async def _games(
+        session: AsyncSession, club_id: str, offset: int, limit: int
+    ) -> list[ClubGame]:
+        return [
+            ClubGame(
+                table=table_id,
+                ended=iso(ended),
+                rated=rated,
+                winner=winner,
+                sides=sides,
+                preset=preset,
+                bots=bots,
+                abandoned=False,
+            )
+            for table_id, ended, rated, winner, sides, preset, bots in await session.execute(
+                select(
+                    ClubGameRow.table_id,
+                    ClubGameRow.ended,
+                    ClubGameRow.rated,
+                    ClubGameRow.winner,
+                    ClubGameRow.sides,
+                    ClubGameRow.preset,
+                    ClubGameRow.bots,
+                )
+                .where(ClubGameRow.club_id == club_id)
+                .order_by(ClubGameRow.ended.desc(), ClubGameRow.game_id.desc())
+                .offset(offset)
+                .limit(limit)
+            )
+        ]
 
     async def _tables(
         self, session: AsyncSession, club_id: str
     ) -> tuple[list[ClubTable], list[ClubGame]]:
         """The club's live tables, and its abandoned games: ended by the host, or left
         unfinished when the table moved on to another game."""
-        tables = (
+        live_rows = (
             await session.execute(
-                select(TableRow.id, TableRow.name, TableRow.status, TableRow.game_number)
+                select(TableRow.id, TableRow.name, TableRow.status)
                 .join(ClubTableRow, ClubTableRow.table_id == TableRow.id)
-                .where(ClubTableRow.club_id == club_id)
+                .where(ClubTableRow.club_id == club_id, TableRow.status.in_(LIVE))
                 .order_by(TableRow.created.desc(), TableRow.id)
             )
         ).all()
-        live_ids = [table_id for table_id, _n, status, _g in tables if status in LIVE]
+        live_ids = [table_id for table_id, _name, _status in live_rows]
         seats: dict[str, list[str | None]] = {table_id: [] for table_id in live_ids}
-        for seat in await session.scalars(
-            select(SeatRow).where(SeatRow.table_id.in_(live_ids)).order_by(SeatRow.seat)
+        for table_id, name in await session.execute(
+            select(SeatRow.table_id, SeatRow.name)
+            .where(SeatRow.table_id.in_(live_ids))
+            .order_by(SeatRow.table_id, SeatRow.seat)
         ):
-            seats[seat.table_id].append(seat.name)
+            seats[table_id].append(name)
         live = [
             ClubTable(id=table_id, name=name, status=status, seats=seats[table_id])
-            for table_id, name, status, _g in tables
-            if status in LIVE
+            for table_id, name, status in live_rows
         ]
-        current = {table_id: (status, number) for table_id, _n, status, number in tables}
         unfinished = (
             await session.execute(
-                select(GameRow.table_id, GameRow.number, ClubTableRow.preset)
+                select(GameRow.table_id, ClubTableRow.preset)
                 .join(ClubTableRow, ClubTableRow.table_id == GameRow.table_id)
-                .where(ClubTableRow.club_id == club_id, GameRow.finished.is_(None))
+                .join(TableRow, TableRow.id == GameRow.table_id)
+                .where(
+                    ClubTableRow.club_id == club_id,
+                    GameRow.finished.is_(None),
+                    (TableRow.status == "ended") | (GameRow.number < TableRow.game_number),
+                )
                 .order_by(GameRow.id.desc())
             )
         ).all()
@@ -249,8 +290,7 @@ class ClubStore:
                 bots=False,
                 abandoned=True,
             )
-            for table_id, number, preset in unfinished
-            if current[table_id][0] == "ended" or number < current[table_id][1]
+            for table_id, preset in unfinished
         ]
         return live, abandoned
 
@@ -287,13 +327,6 @@ class ClubStore:
                         totals.setdefault(member, {}).setdefault(kind, Tally()).add(tally)
         return totals
 
-    async def count_games(self, club_id: str) -> int:
-        async with self.sessions() as session:
-            count = await session.scalar(
-                select(func.count()).select_from(ClubGameRow).where(ClubGameRow.club_id == club_id)
-            )
-            return count or 0
-
 
 def member_entry(row: ClubMemberRow, stats: dict[str, ClubStats]) -> ClubMember:
     overall = stats.get(OVERALL) or Tally().shown()
@@ -307,18 +340,4 @@ def member_entry(row: ClubMemberRow, stats: dict[str, ClubStats]) -> ClubMember:
         sigma=round(row.sigma, 3),
         presets={kind: figures for kind, figures in stats.items() if kind != OVERALL},
         **overall,
-    )
-
-
-def game_entry(row: ClubGameRow) -> ClubGame:
-    sides: list[ClubSide] = row.sides
-    return ClubGame(
-        table=row.table_id,
-        ended=iso(row.ended),
-        rated=row.rated,
-        winner=row.winner,
-        sides=sides,
-        preset=row.preset,
-        bots=row.bots,
-        abandoned=False,
     )

@@ -123,6 +123,9 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
     add(expected, more)
     after_two = await page(http, club, club.token(di))
     assert [g["table"] for g in after_two["games"]] == [second, first]
+    assert after_two["games_total"] == 2
+    older = await http.get(f"/api/clubs/{club.id}/games?offset=1", headers=bearer(club.token(di)))
+    assert older.json() == {"offset": 1, "games": after_two["games"][1:]}
     members = {m["id"]: m for m in after_two["members"]}
     for member, figures in expected.items():
         assert shown(members[member]) == figures, members[member]["name"]
@@ -176,6 +179,7 @@ async def test_a_stranger_gets_403_for_every_club_read_and_write(served, http):
         headers = bearer(token) if token else {}
         calls = [
             http.get(f"/api/clubs/{club.id}", headers=headers),
+            http.get(f"/api/clubs/{club.id}/games", headers=headers),
             http.patch(f"/api/clubs/{club.id}", json={"name": "Mine"}, headers=headers),
             http.delete(f"/api/clubs/{club.id}/members/{ann}", headers=headers),
             http.post(f"/api/clubs/{club.id}/invite", headers=headers),
