@@ -5,6 +5,7 @@ member keeps their games; a stranger gets 403 for every club read and write."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -27,6 +28,7 @@ from tests.clubs.playing import (
     play_to_the_end,
     seat_members,
 )
+from tests.realtime.players import TableClient
 
 PARTNERS = [[0, 2], [1, 3]]
 
@@ -258,3 +260,27 @@ async def test_club_tables_remember_the_usual_rules_and_list_unfinished_games(se
     [game] = after["games"]
     assert game["table"] == created["id"] and game["abandoned"] and not game["rated"]
     assert created["id"] not in {t["id"] for t in after["tables"]}
+
+
+async def test_no_club_answer_or_table_message_leaks_a_secret_or_the_club(served, http):
+    """The page gives no token or invite to anyone; a club table's watch link, public info
+    and socket name neither the club nor its members."""
+    _app, address = served
+    club = await make_club(http, ["Ann", "Bob", "Cy", "Di"])
+    order = list(club.members)
+    table_id = await club_table(http, club, order[0], FAST)
+    clients = await seat_members(http, address, table_id, club, order[:2])
+    watcher = TableClient(address, table_id)
+    await watcher.connect()
+    secrets = [club.invite, club.host_token, *(token for _name, token in club.members.values())]
+    secrets += [client.token for client in clients if client.token]
+    for token in (club.host_token, club.token(order[0])):
+        answer = await http.get(f"/api/clubs/{club.id}", headers=bearer(token))
+        assert not [secret for secret in secrets if secret in answer.text]
+    public = (await http.get(f"/api/tables/{table_id}")).text
+    seen = public + json.dumps(watcher.messages) + json.dumps(clients[0].messages)
+    assert club.id not in seen
+    assert not [member for member in club.members if member in seen]
+    assert not [secret for secret in secrets if secret in public + json.dumps(watcher.messages)]
+    for client in [*clients, watcher]:
+        await client.close()
