@@ -79,7 +79,9 @@ async function startTable(event) {
   event.preventDefault();
   $("club-error").textContent = "";
   try {
-    const rules = { ...(club?.rules || {}), preset: $("start-preset").value };
+    // The club's usual changes carry over to the same game only.
+    const preset = $("start-preset").value;
+    const rules = club?.rules?.preset === preset ? { ...club.rules } : { preset };
     const target = Number($("start-target").value);
     if (target) rules.target_score = target;
     const body = { club: clubId, rules };

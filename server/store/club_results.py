@@ -57,8 +57,12 @@ GAME_HANDS = (
     .where(HANDS.c.game_id == bindparam("c_game"))
     .order_by(HANDS.c.number)
 )
-CLUB_RATINGS = select(CLUB_MEMBERS.c.id, CLUB_MEMBERS.c.mu, CLUB_MEMBERS.c.sigma).where(
-    CLUB_MEMBERS.c.club_id == bindparam("c_club")
+# Locked on PostgreSQL (SQLite renders no FOR UPDATE; its writes are serial anyway): two
+# games of one club ending at once in two processes rate and add up one after the other.
+CLUB_RATINGS = (
+    select(CLUB_MEMBERS.c.id, CLUB_MEMBERS.c.mu, CLUB_MEMBERS.c.sigma)
+    .where(CLUB_MEMBERS.c.club_id == bindparam("c_club"))
+    .with_for_update()
 )
 SET_RATING = (
     update(CLUB_MEMBERS)
