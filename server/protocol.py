@@ -341,7 +341,8 @@ class ClubPage(TypedDict):
     name: str
     you: str | None
     host: bool
-    rules: RulesShown | None
+    # The usual rules as the club's latest table was given them: a preset and changes.
+    rules: dict[str, bool | int | str | None] | None
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]

@@ -146,7 +146,7 @@
  * @property {string} name
  * @property {string|null} you
  * @property {boolean} host
- * @property {Rules|null} rules
+ * @property {Object<string, boolean|number|string|null>|null} rules
  * @property {Array<ClubMember>} members
  * @property {Array<string>} leaderboard
  * @property {Array<ClubTable>} tables

@@ -184,9 +184,16 @@ class ClubStore:
                 ).shown()
             members = [member_entry(row, stats[row.id]) for row in rows]
             games = await self._games(session, club_id, 0, GAMES_SHOWN)
-            total = await session.scalar(
-                select(func.count()).select_from(ClubGameRow).where(ClubGameRow.club_id == club_id)
-            )
+            total = len(games)
+            if total == GAMES_SHOWN:
+                total = (
+                    await session.scalar(
+                        select(func.count())
+                        .select_from(ClubGameRow)
+                        .where(ClubGameRow.club_id == club_id)
+                    )
+                    or 0
+                )
             tables, abandoned = await self._tables(session, club_id)
         leaderboard = [
             m["id"] for m in sorted(members, key=lambda m: -m["rating"]) if not m["removed"]
@@ -199,7 +206,7 @@ class ClubStore:
             leaderboard=leaderboard,
             tables=tables,
             games=abandoned + games,
-            games_total=(total or 0) + len(abandoned),
+            games_total=total + len(abandoned),
             you=viewer.member,
             host=viewer.host,
         )
@@ -256,12 +263,13 @@ class ClubStore:
         ).all()
         live_ids = [table_id for table_id, _name, _status in live_rows]
         seats: dict[str, list[str | None]] = {table_id: [] for table_id in live_ids}
-        for table_id, name in await session.execute(
-            select(SeatRow.table_id, SeatRow.name)
-            .where(SeatRow.table_id.in_(live_ids))
-            .order_by(SeatRow.table_id, SeatRow.seat)
-        ):
-            seats[table_id].append(name)
+        if live_ids:
+            for table_id, name in await session.execute(
+                select(SeatRow.table_id, SeatRow.name)
+                .where(SeatRow.table_id.in_(live_ids))
+                .order_by(SeatRow.table_id, SeatRow.seat)
+            ):
+                seats[table_id].append(name)
         live = [
             ClubTable(id=table_id, name=name, status=status, seats=seats[table_id])
             for table_id, name, status in live_rows

@@ -11,6 +11,7 @@ import httpx
 
 from server.engine import Rules
 from tests.realtime.players import TableClient, play_turns
+from tests.realtime.test_protocol import check, published_schema
 
 FAST = {"preset": "standard", "target_score": 100}
 
@@ -35,6 +36,8 @@ async def make_club(http: httpx.AsyncClient, names: list[str]) -> Club:
     made = await http.post("/api/clubs", json={"name": "Thursday spades"})
     assert made.status_code == 201, made.text
     body = made.json()
+    schema = published_schema()
+    check(body, schema["http"]["CreatedClub"], schema)
     assert body["url"] == f"/c/{body['id']}#invite={body['invite']}"
     club = Club(body["id"], body["invite"], body["host_token"], {})
     for name in names:
@@ -42,6 +45,7 @@ async def make_club(http: httpx.AsyncClient, names: list[str]) -> Club:
             f"/api/clubs/{club.id}/members", json={"name": name, "invite": club.invite}
         )
         assert joined.status_code == 201, joined.text
+        check(joined.json(), schema["http"]["JoinedClub"], schema)
         member = joined.json()["member"]
         assert member["name"] == name
         club.members[member["id"]] = (name, joined.json()["token"])

@@ -29,6 +29,7 @@ from tests.clubs.playing import (
     seat_members,
 )
 from tests.realtime.players import TableClient
+from tests.realtime.test_protocol import check, published_schema
 
 PARTNERS = [[0, 2], [1, 3]]
 
@@ -117,6 +118,8 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
         winners, key=lambda m: after_one["leaderboard"].index(m)
     )
 
+    schema = published_schema()
+    check(after_one, schema["http"]["ClubPage"], schema)
     # The same end written again changes nothing.
     await write_the_end_again(app, first)
     assert await page(http, club, club.host_token) == after_one
@@ -128,6 +131,7 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
     assert after_two["games_total"] == 2
     older = await http.get(f"/api/clubs/{club.id}/games?offset=1", headers=bearer(club.token(di)))
     assert older.json() == {"offset": 1, "games": after_two["games"][1:]}
+    check(older.json(), schema["http"]["ClubGames"], schema)
     members = {m["id"]: m for m in after_two["members"]}
     for member, figures in expected.items():
         assert shown(members[member]) == figures, members[member]["name"]
