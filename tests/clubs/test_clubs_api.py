@@ -288,3 +288,35 @@ async def test_no_club_answer_or_table_message_leaks_a_secret_or_the_club(served
     assert not [secret for secret in secrets if secret in public + json.dumps(watcher.messages)]
     for client in [*clients, watcher]:
         await client.close()
+
+
+async def test_a_game_with_a_guest_and_a_bot_is_rated_for_its_members_only(served, http):
+    _app, address = served
+    club = await make_club(http, ["Ann", "Bob", "Cy"])
+    ann, bob, cy = club.members
+    made = await http.post(
+        "/api/tables", json={"club": club.id, "member_token": club.token(ann), "rules": FAST}
+    )
+    table = made.json()
+    clients = await seat_members(http, address, table["id"], club, [ann, bob])
+    guest = await http.post(
+        f"/api/tables/{table['id']}/seats/2", json={"name": "Gail", "invite": table["invite"]}
+    )
+    assert guest.status_code == 201, guest.text
+    guest_client = TableClient(address, table["id"], guest.json()["token"])
+    await guest_client.connect()
+    bot = await http.post(
+        f"/api/tables/{table['id']}/seats/3/bot",
+        json={"level": "basic", "invite": table["invite"]},
+    )
+    assert bot.status_code == 201, bot.text
+    await play_to_the_end([*clients, guest_client], FAST)
+
+    shown = await page(http, club, club.host_token)
+    [game] = shown["games"]
+    assert game["rated"] and game["bots"]
+    assert [side["members"] for side in game["sides"]] == [[ann], [bob]]
+    members = {m["id"]: m for m in shown["members"]}
+    assert members[ann]["games"] == members[bob]["games"] == 1
+    assert members[cy]["games"] == 0 and members[cy]["mu"] == 25
+    assert members[ann]["mu"] != 25 and members[bob]["mu"] != 25
