@@ -11,9 +11,11 @@ ratings from the members' stored ones (`server.clubs.ratings`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import orjson
 from sqlalchemy import Text, and_, bindparam, cast, insert, select, update
+from typing_extensions import TypedDict
 
 from server.clubs.ratings import Rating, rate
 from server.clubs.stats import FIELDS, OVERALL, HandFacts, Tally, tally_game
@@ -86,6 +88,112 @@ INSERT_STATS = insert(CLUB_STATS)
 INSERT_GAME = insert(CLUB_GAMES)
 
 
+# The rows the statements above bind, one TypedDict a statement (as in `action_writes`).
+
+
+class GameInsert(TypedDict):
+    """`INSERT_GAME`: one `club_games` row."""
+
+    game_id: int
+    club_id: str
+    table_id: str
+    preset: str
+    ended: datetime
+    rated: bool
+    bots: bool
+    winner: int | None
+    sides: list[ClubSide]
+    seats: list[str | None]
+
+
+class RatingRow(TypedDict):
+    """`SET_RATING`: a member's new rating."""
+
+    c_member: str
+    c_mu: float
+    c_sigma: float
+
+
+class StatsInsert(TypedDict):
+    """`INSERT_STATS`: a member's first figures for a preset (or overall)."""
+
+    member_id: str
+    preset: str
+    games: int
+    wins: int
+    hands: int
+    contracts: int
+    contracts_made: int
+    sets: int
+    nils: int
+    nils_made: int
+    blind_nils: int
+    blind_nils_made: int
+    bags: int
+    ten_for_two_hundreds: int
+    points: int
+
+
+class StatsAdd(TypedDict):
+    """`ADD_STATS`: one game's figures added to a member's row for a preset."""
+
+    c_member: str
+    c_preset: str
+    c_games: int
+    c_wins: int
+    c_hands: int
+    c_contracts: int
+    c_contracts_made: int
+    c_sets: int
+    c_nils: int
+    c_nils_made: int
+    c_blind_nils: int
+    c_blind_nils_made: int
+    c_bags: int
+    c_ten_for_two_hundreds: int
+    c_points: int
+
+
+def stats_insert(member: str, preset: str, t: Tally) -> StatsInsert:
+    return StatsInsert(
+        member_id=member,
+        preset=preset,
+        games=t.games,
+        wins=t.wins,
+        hands=t.hands,
+        contracts=t.contracts,
+        contracts_made=t.contracts_made,
+        sets=t.sets,
+        nils=t.nils,
+        nils_made=t.nils_made,
+        blind_nils=t.blind_nils,
+        blind_nils_made=t.blind_nils_made,
+        bags=t.bags,
+        ten_for_two_hundreds=t.ten_for_two_hundreds,
+        points=t.points,
+    )
+
+
+def stats_add(member: str, preset: str, t: Tally) -> StatsAdd:
+    return StatsAdd(
+        c_member=member,
+        c_preset=preset,
+        c_games=t.games,
+        c_wins=t.wins,
+        c_hands=t.hands,
+        c_contracts=t.contracts,
+        c_contracts_made=t.contracts_made,
+        c_sets=t.sets,
+        c_nils=t.nils,
+        c_nils_made=t.nils_made,
+        c_blind_nils=t.blind_nils,
+        c_blind_nils_made=t.blind_nils_made,
+        c_bags=t.bags,
+        c_ten_for_two_hundreds=t.ten_for_two_hundreds,
+        c_points=t.points,
+    )
+
+
 def stored_hands(writer: Writer, game_id: int) -> list[HandFacts]:
     """The game's stored hands, as the figures read them (this transaction's included)."""
     return [
@@ -125,30 +233,26 @@ def _write_game(
         for member, mu, sigma in writer.rows(CLUB_RATINGS, {"c_club": club_id})
     }
     new = rate(teams, ratings, scores, write.winner)
-    rated = bool(new)
-    writer.many(
-        INSERT_GAME,
-        [
-            {
-                "game_id": write.game_id,
-                "club_id": club_id,
-                "table_id": write.table_id,
-                "preset": preset,
-                "ended": utcnow(),
-                "rated": rated,
-                "bots": len(members) < rules.players,
-                "winner": write.winner,
-                "sides": sides,
-                "seats": [members.get(seat) for seat in range(rules.players)],
-            }
-        ],
-    )
-    if not rated:
+    game: GameInsert = {
+        "game_id": write.game_id,
+        "club_id": club_id,
+        "table_id": write.table_id,
+        "preset": preset,
+        "ended": utcnow(),
+        "rated": bool(new),
+        "bots": len(members) < rules.players,
+        "winner": write.winner,
+        "sides": sides,
+        "seats": [members.get(seat) for seat in range(rules.players)],
+    }
+    writer.many(INSERT_GAME, [game])
+    if not new:
         return
-    writer.many(
-        SET_RATING,
-        [{"c_member": m, "c_mu": r.mu, "c_sigma": r.sigma} for m, r in sorted(new.items())],
-    )
+    ratings_after: list[RatingRow] = [
+        {"c_member": member, "c_mu": rating.mu, "c_sigma": rating.sigma}
+        for member, rating in sorted(new.items())
+    ]
+    writer.many(SET_RATING, ratings_after)
     tallies = tally_game(rules, stored_hands(writer, write.game_id), members, write.winner)
     add_tallies(writer, club_id, preset, tallies)
 
@@ -156,18 +260,14 @@ def _write_game(
 def add_tallies(writer: Writer, club_id: str, preset: str, tallies: dict[str, Tally]) -> None:
     """Add each member's figures of one game to their totals for `preset` and overall."""
     kept = {(member, kind) for member, kind in writer.rows(KEPT_STATS, {"c_club": club_id})}
-    updates = []
-    inserts = []
+    updates: list[StatsAdd] = []
+    inserts: list[StatsInsert] = []
     for member, tally in sorted(tallies.items()):
-        counts = tally.counts()
         for kind in (preset, OVERALL):
             if (member, kind) in kept:
-                updates.append(
-                    {"c_member": member, "c_preset": kind}
-                    | {f"c_{name}": counts[name] for name in FIELDS}
-                )
+                updates.append(stats_add(member, kind, tally))
             else:
-                inserts.append({"member_id": member, "preset": kind, **counts})
+                inserts.append(stats_insert(member, kind, tally))
     if updates:
         writer.many(ADD_STATS, updates)
     if inserts:
