@@ -85,3 +85,12 @@ def test_a_club_from_the_lobby_to_its_first_rated_game(open_page) -> None:
     assert "Hands" in figures.text_content()
     width = gus.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1], f"the club page is wider than the phone: {width}"
+
+    # Gus continues on another device: the link (and its QR code) makes that browser him.
+    gus.get_by_role("button", name="Continue on another device").click()
+    gus.locator("#link-dialog svg.qr").wait_for()
+    moved = gus.locator("#link-dialog-link").input_value()
+    assert "#member=" in moved
+    laptop = open_page(moved.removeprefix(host.url.split("/c/")[0]))
+    laptop.locator("#club-status", has_text="You are Gus.").wait_for()
+    assert laptop.url.endswith(club_path.split("#")[0]) and "#" not in laptop.url
