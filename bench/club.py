@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 import httpx
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -68,6 +69,87 @@ def played(seed: int) -> tuple[Game, list[StoredHand]]:
     return game, hands
 
 
+async def store_game(
+    connection: AsyncConnection, club_id: str, seated: list[str], number: int
+) -> ActionWrite:
+    """A finished game of the club stored as the server stores one (its table, seats with
+    the members' seat tokens, game and hands), not yet ended for the club: the write of
+    its last action, for `write_club_results`."""
+    game, hands = played(number % DISTINCT)
+    table_id = secrets.token_urlsafe(6)
+    tokens = [new_token() for _ in seated]
+    await connection.execute(
+        TABLES.insert(),
+        {
+            "id": table_id,
+            "name": f"Club table {number}",
+            "rules": RULES.model_dump(mode="json"),
+            "status": "over",
+            "version": 1,
+            "game_number": 1,
+            "listed": False,
+            "hints": True,
+        },
+    )
+    await connection.execute(
+        SEATS.insert(),
+        [
+            {
+                "table_id": table_id,
+                "seat": seat,
+                "name": f"P{seat}",
+                "token_hash": hash_token(token),
+                "connected": False,
+                "autoplay": False,
+                "timeouts": 0,
+            }
+            for seat, token in enumerate(tokens)
+        ],
+    )
+    await connection.execute(
+        CLUB_TABLES.insert(), {"table_id": table_id, "club_id": club_id, "preset": "standard"}
+    )
+    await connection.execute(
+        CLUB_SEATS.insert(),
+        [
+            {"table_id": table_id, "token_hash": hash_token(token), "member_id": member}
+            for token, member in zip(tokens, seated, strict=True)
+        ],
+    )
+    game_id = (
+        await connection.execute(
+            GAMES.insert().returning(GAMES.c.id),
+            {
+                "table_id": table_id,
+                "number": 1,
+                "seed": number,
+                "snapshot": {},
+                "snapshot_seq": 0,
+                "winner": game.winner,
+                "final_scores": game.scores,
+            },
+        )
+    ).scalar_one()
+    await connection.execute(
+        HANDS.insert(),
+        [{"game_id": game_id, "number": n, **hand} for n, hand in enumerate(hands, 1)],
+    )
+    return ActionWrite(
+        table_id=table_id,
+        old_version=1,
+        status="over",
+        game_id=game_id,
+        seq=len(game.log),
+        seat=0,
+        action=game.log[-1][1],
+        snapshot=None,
+        new_hands=[],
+        first_hand_number=len(hands) + 1,
+        winner=game.winner,
+        final_scores=game.scores,
+    )
+
+
 async def fill(http: httpx.AsyncClient, app: object, games: int) -> tuple[str, str]:
     """A club with `MEMBERS` members and `games` finished games; (club id, a member token)."""
     club = (await http.post("/api/clubs", json={"name": "Bench club"})).json()
@@ -83,82 +165,9 @@ async def fill(http: httpx.AsyncClient, app: object, games: int) -> tuple[str, s
     engine = app.state.db_engine  # type: ignore[attr-defined]
     rng = random.Random(1)
     for number in range(games):
-        game, hands = played(number % DISTINCT)
-        table_id = secrets.token_urlsafe(6)
-        seated = rng.sample(members, RULES.players)
-        tokens = [new_token() for _ in seated]
+        seated = [member for member, _token in rng.sample(members, RULES.players)]
         async with engine.begin() as connection:
-            await connection.execute(
-                TABLES.insert(),
-                {
-                    "id": table_id,
-                    "name": f"Club table {number}",
-                    "rules": RULES.model_dump(mode="json"),
-                    "status": "over",
-                    "version": 1,
-                    "game_number": 1,
-                    "listed": False,
-                    "hints": True,
-                },
-            )
-            await connection.execute(
-                SEATS.insert(),
-                [
-                    {
-                        "table_id": table_id,
-                        "seat": seat,
-                        "name": f"P{seat}",
-                        "token_hash": hash_token(token),
-                        "connected": False,
-                        "autoplay": False,
-                        "timeouts": 0,
-                    }
-                    for seat, token in enumerate(tokens)
-                ],
-            )
-            await connection.execute(
-                CLUB_TABLES.insert(),
-                {"table_id": table_id, "club_id": club["id"], "preset": "standard"},
-            )
-            await connection.execute(
-                CLUB_SEATS.insert(),
-                [
-                    {"table_id": table_id, "token_hash": hash_token(token), "member_id": member}
-                    for token, (member, _) in zip(tokens, seated, strict=True)
-                ],
-            )
-            game_id = (
-                await connection.execute(
-                    GAMES.insert().returning(GAMES.c.id),
-                    {
-                        "table_id": table_id,
-                        "number": 1,
-                        "seed": number,
-                        "snapshot": {},
-                        "snapshot_seq": 0,
-                        "winner": game.winner,
-                        "final_scores": game.scores,
-                    },
-                )
-            ).scalar_one()
-            await connection.execute(
-                HANDS.insert(),
-                [{"game_id": game_id, "number": n, **hand} for n, hand in enumerate(hands, 1)],
-            )
-            end = ActionWrite(
-                table_id=table_id,
-                old_version=1,
-                status="over",
-                game_id=game_id,
-                seq=len(game.log),
-                seat=0,
-                action=game.log[-1][1],
-                snapshot=None,
-                new_hands=[],
-                first_hand_number=len(hands) + 1,
-                winner=game.winner,
-                final_scores=game.scores,
-            )
+            end = await store_game(connection, club["id"], seated, number)
             await connection.run_sync(
                 lambda sync, end=end: write_club_results(CoreWriter(sync), [end])
             )
