@@ -273,6 +273,134 @@ class Readiness(TypedDict):
     checks: dict[str, str]
 
 
+# -- clubs (docs/clubs.md) ---------------------------------------------------------------
+
+
+class CreatedClub(TypedDict):
+    """A new club: the only answer carrying its invite and host token, once, to its maker."""
+
+    id: str
+    name: str
+    invite: str
+    host_token: str
+    url: str
+
+
+class ClubMemberName(TypedDict):
+    id: str
+    name: str
+
+
+class JoinedClub(TypedDict):
+    """A member added; `token` is the only proof of membership, shown this once."""
+
+    member: ClubMemberName
+    token: str
+
+
+class ClubStats(TypedDict):
+    """A member's figures over their finished, rated club games (the hands they played):
+    `contracts` the hands their side had a contract, split into `contracts_made` and
+    `sets`; `nils` their own nil and blind nil bids, `nils_made` those made; `bags` the
+    bags their side took; `ten_for_two_hundreds` contracts of 10 or more made under that
+    rule; `points` their side's points; `bags_per_hand` and `points_per_hand` averages."""
+
+    games: int
+    wins: int
+    hands: int
+    contracts: int
+    contracts_made: int
+    sets: int
+    nils: int
+    nils_made: int
+    blind_nils: int
+    blind_nils_made: int
+    bags: int
+    ten_for_two_hundreds: int
+    points: int
+    bags_per_hand: float
+    points_per_hand: float
+
+
+class ClubMember(ClubStats):
+    """A member with their overall figures, their rating (`rating`: the conservative
+    value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and uncertainty)
+    and their figures per preset."""
+
+    id: str
+    name: str
+    removed: bool
+    rating: float
+    mu: float
+    sigma: float
+    presets: dict[str, ClubStats]
+
+
+class ClubSide(TypedDict):
+    members: list[str]
+    score: int
+
+
+class ClubGame(TypedDict):
+    """A club game: `ended` when it finished (null for an abandoned game), `rated`,
+    `winner` the winning side's index, `bots` whether a bot or a guest played a seat
+    (then only the members were rated), `abandoned` when ended by the host or left
+    unfinished (never rated)."""
+
+    table: str
+    ended: str | None
+    rated: bool
+    winner: int | None
+    sides: list[ClubSide]
+    preset: str
+    bots: bool
+    abandoned: bool
+
+
+class ClubTable(TypedDict):
+    """A live table of the club, to watch or sit at."""
+
+    id: str
+    name: str
+    status: TableStatus
+    seats: list[str | None]
+
+
+class ClubPage(TypedDict):
+    """Everything the club page shows: members (with stats and ratings), the
+    leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
+    the latest 100 finished, newest first; `games_total` counts them all, the rest are
+    read with `GET /api/clubs/{id}/games`);
+    `you` the asking member's id (null for the host's token), `host` whether the token
+    is the host's."""
+
+    id: str
+    name: str
+    you: str | None
+    host: bool
+    # The usual rules as the club's latest table was given them: a preset and changes.
+    rules: dict[str, bool | int | str | None] | None
+    members: list[ClubMember]
+    leaderboard: list[str]
+    tables: list[ClubTable]
+    games: list[ClubGame]
+    games_total: int
+
+
+class ClubGames(TypedDict):
+    """Older finished games of a club, newest first, from `offset`."""
+
+    offset: int
+    games: list[ClubGame]
+
+
+class ClubInvite(TypedDict):
+    """A fresh club link: the old invite no longer lets anyone join."""
+
+    invite: str
+    url: str
+
+
 # Every preset's full rules, by name.
 Presets = dict[str, RulesShown]
 # The lobby: listed tables that are waiting or playing, newest first.
@@ -289,4 +417,9 @@ ANSWERS: dict[str, Any] = {
     "History": History,
     "Health": Health,
     "Readiness": Readiness,
+    "CreatedClub": CreatedClub,
+    "JoinedClub": JoinedClub,
+    "ClubPage": ClubPage,
+    "ClubGames": ClubGames,
+    "ClubInvite": ClubInvite,
 }

@@ -1,10 +1,11 @@
 // The lobby: create a table from a preset plus house rules, private ("Play with
 // friends") or listed ("Open table"), with an optional turn timer; list the listed open
-// tables and live games. Everything the server returns is rendered as text. The comfort
-// settings chosen at a table apply here too; the page registers the app's worker.
+// tables and live games; make a friends' club. Everything the server returns is rendered
+// as text. The comfort settings chosen at a table apply here too; the page registers the
+// app's worker.
 
 import "/static/comfort.js";
-import { api, el, fill } from "/static/dom.js";
+import { api, el, fill, remembered } from "/static/dom.js";
 import { registerServiceWorker } from "/static/install.js";
 import { rememberCreated } from "/static/links.js";
 import {
@@ -149,8 +150,29 @@ async function refreshTables() {
   }
 }
 
+/** A new club: its invite and host token are shown only now, so they are kept here. */
+async function createClub(event) {
+  event.preventDefault();
+  const error = document.getElementById("club-form-error");
+  error.textContent = "";
+  const name = document.getElementById("club-name").value.trim();
+  if (!name) {
+    error.textContent = "Give the club a name.";
+    return;
+  }
+  try {
+    /** @type {import('./protocol-types.js').CreatedClub} */
+    const club = await api("/api/clubs", { method: "POST", body: { name } });
+    remembered.set(`spades.club.${club.id}`, { invite: club.invite, host: club.host_token });
+    window.location.assign(`/c/${encodeURIComponent(club.id)}`);
+  } catch (failure) {
+    error.textContent = failure.message;
+  }
+}
+
 async function start() {
   document.getElementById("create-form").addEventListener("submit", createTable);
+  document.getElementById("club-form").addEventListener("submit", createClub);
   try {
     presets = new Map(presetEntries(await api("/api/presets")));
   } catch (failure) {

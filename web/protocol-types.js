@@ -70,6 +70,140 @@
  */
 
 /**
+ * A club game: `ended` when it finished (null for an abandoned game), `rated`,
+ * `winner` the winning side's index, `bots` whether a bot or a guest played a seat
+ * (then only the members were rated), `abandoned` when ended by the host or left
+ * unfinished (never rated).
+ * @typedef {Object} ClubGame
+ * @property {string} table
+ * @property {string|null} ended
+ * @property {boolean} rated
+ * @property {number|null} winner
+ * @property {Array<ClubSide>} sides
+ * @property {string} preset
+ * @property {boolean} bots
+ * @property {boolean} abandoned
+ */
+
+/**
+ * Older finished games of a club, newest first, from `offset`.
+ * @typedef {Object} ClubGames
+ * @property {number} offset
+ * @property {Array<ClubGame>} games
+ */
+
+/**
+ * A fresh club link: the old invite no longer lets anyone join.
+ * @typedef {Object} ClubInvite
+ * @property {string} invite
+ * @property {string} url
+ */
+
+/**
+ * A member with their overall figures, their rating (`rating`: the conservative
+ * value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and uncertainty)
+ * and their figures per preset.
+ * @typedef {Object} ClubMember
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} hands
+ * @property {number} contracts
+ * @property {number} contracts_made
+ * @property {number} sets
+ * @property {number} nils
+ * @property {number} nils_made
+ * @property {number} blind_nils
+ * @property {number} blind_nils_made
+ * @property {number} bags
+ * @property {number} ten_for_two_hundreds
+ * @property {number} points
+ * @property {number} bags_per_hand
+ * @property {number} points_per_hand
+ * @property {string} id
+ * @property {string} name
+ * @property {boolean} removed
+ * @property {number} rating
+ * @property {number} mu
+ * @property {number} sigma
+ * @property {Object<string, ClubStats>} presets
+ */
+
+/**
+ * @typedef {Object} ClubMemberName
+ * @property {string} id
+ * @property {string} name
+ */
+
+/**
+ * Everything the club page shows: members (with stats and ratings), the
+ * leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
+ * the latest 100 finished, newest first; `games_total` counts them all, the rest are
+ * read with `GET /api/clubs/{id}/games`);
+ * `you` the asking member's id (null for the host's token), `host` whether the token
+ * is the host's.
+ * @typedef {Object} ClubPage
+ * @property {string} id
+ * @property {string} name
+ * @property {string|null} you
+ * @property {boolean} host
+ * @property {Object<string, boolean|number|string|null>|null} rules
+ * @property {Array<ClubMember>} members
+ * @property {Array<string>} leaderboard
+ * @property {Array<ClubTable>} tables
+ * @property {Array<ClubGame>} games
+ * @property {number} games_total
+ */
+
+/**
+ * @typedef {Object} ClubSide
+ * @property {Array<string>} members
+ * @property {number} score
+ */
+
+/**
+ * A member's figures over their finished, rated club games (the hands they played):
+ * `contracts` the hands their side had a contract, split into `contracts_made` and
+ * `sets`; `nils` their own nil and blind nil bids, `nils_made` those made; `bags` the
+ * bags their side took; `ten_for_two_hundreds` contracts of 10 or more made under that
+ * rule; `points` their side's points; `bags_per_hand` and `points_per_hand` averages.
+ * @typedef {Object} ClubStats
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} hands
+ * @property {number} contracts
+ * @property {number} contracts_made
+ * @property {number} sets
+ * @property {number} nils
+ * @property {number} nils_made
+ * @property {number} blind_nils
+ * @property {number} blind_nils_made
+ * @property {number} bags
+ * @property {number} ten_for_two_hundreds
+ * @property {number} points
+ * @property {number} bags_per_hand
+ * @property {number} points_per_hand
+ */
+
+/**
+ * A live table of the club, to watch or sit at.
+ * @typedef {Object} ClubTable
+ * @property {string} id
+ * @property {string} name
+ * @property {"waiting"|"playing"|"over"|"ended"} status
+ * @property {Array<string|null>} seats
+ */
+
+/**
+ * A new club: the only answer carrying its invite and host token, once, to its maker.
+ * @typedef {Object} CreatedClub
+ * @property {string} id
+ * @property {string} name
+ * @property {string} invite
+ * @property {string} host_token
+ * @property {string} url
+ */
+
+/**
  * The create answer: the only one that carries the table's secrets, once, to the host.
  * @typedef {Object} CreatedTable
  * @property {string} id
@@ -191,6 +325,13 @@
  * @property {string} id
  * @property {number} game_number
  * @property {Array<FinishedHand>} hands
+ */
+
+/**
+ * A member added; `token` is the only proof of membership, shown this once.
+ * @typedef {Object} JoinedClub
+ * @property {ClubMemberName} member
+ * @property {string} token
  */
 
 /**

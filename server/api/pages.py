@@ -1,4 +1,4 @@
-"""The browser pages: the lobby, a table page, and the static client files in `web/`."""
+"""The browser pages: the lobby, a table page, a club page, and the client files in `web/`."""
 
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ async def lobby() -> FileResponse:
 async def table_page(table_id: str, request: Request) -> FileResponse:
     await request.app.state.hub.room(table_id)
     return page("table.html")
+
+
+@router.get("/c/{club_id}")
+async def club_page(club_id: str) -> FileResponse:
+    """The club page, the same for every id: whether a club exists is told only to a
+    holder of one of its tokens (the page asks /api/clubs/{id} with the one it keeps)."""
+    return page("club.html")
 
 
 @router.get("/sw.js")

@@ -15,6 +15,7 @@ from pydantic import (
     field_validator,
 )
 
+from server.api.clubs import club_rules, get_clubs, seat_member
 from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
 from server.names import check_text
@@ -28,6 +29,7 @@ from server.protocol import (
     SeatReissued,
     SeatTaken,
 )
+from server.realtime.hosting import hash_token, new_token
 from server.realtime.hub import TableHub
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from server.realtime.views import room_table
@@ -80,6 +82,11 @@ class NewTable(BaseModel):
     turn_seconds: TurnSeconds = None
     # Hints for players: null is on at friends' (unlisted) tables, off at listed ones.
     hints: StrictBool | None = None
+    # A club's table (private): a member's token or the club's host token; the rules,
+    # when not given, are the club's usual ones.
+    club: str | None = Field(default=None, max_length=64)
+    member_token: Secret = None
+    host_token: Secret = None
 
     @field_validator("name")
     @classmethod
@@ -91,6 +98,8 @@ class SeatRequest(BaseModel):
     name: str = Field(max_length=1000)
     invite: Secret = None
     host_token: Secret = None
+    # A member of the table's club sits down as themselves, without the invite.
+    member_token: Secret = None
 
     @field_validator("name")
     @classmethod
@@ -138,13 +147,25 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTab
     limit = request.app.state.settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
         raise HTTPException(422, f"name: a table name is at most {limit} characters.")
+    given = body.rules
+    clubs = get_clubs(request)
+    if body.club is not None:
+        token = body.member_token or body.host_token
+        explicit = given if "rules" in body.model_fields_set else None
+        given = await club_rules(clubs, body.club, token, explicit)
     try:
-        rules = Rules.model_validate(body.rules)
+        rules = Rules.model_validate(given)
     except ValidationError as invalid:
         raise HTTPException(422, rule_errors(invalid)) from None
+    listed = body.listed and body.club is None
     room, invite, host_token = await hub.create_table(
-        body.name, rules, listed=body.listed, turn_seconds=body.turn_seconds, hints=body.hints
+        body.name, rules, listed=listed, turn_seconds=body.turn_seconds, hints=body.hints
     )
+    if body.club is not None:
+        preset = given.get("preset")
+        await clubs.attach_table(
+            body.club, room.id, preset if isinstance(preset, str) else "custom", given
+        )
     # The only answer that carries the invite and the host token: shown once, to the host.
     return CreatedTable(
         **room_table(room),
@@ -188,7 +209,20 @@ async def take_seat(
     table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
 ) -> SeatTaken:
     check_seat_name(body.name, request)
-    token = await hub.take_seat(table_id, seat, body.name, body.invite, body.host_token)
+    if body.member_token is None:
+        token = await hub.take_seat(table_id, seat, body.name, body.invite, body.host_token)
+        return SeatTaken(seat=seat, token=token)
+    clubs = get_clubs(request)
+    member = await seat_member(clubs, table_id, body.member_token)
+    assert member.member is not None and member.name is not None
+    token = new_token()
+    # Known as the member's before it is given out: the game's end finds the member by it.
+    await clubs.seat_member(table_id, member.member, hash_token(token))
+    try:
+        await hub.take_seat(table_id, seat, member.name, token=token, admitted=True)
+    except Exception:
+        await clubs.unseat_member(table_id, hash_token(token))
+        raise
     return SeatTaken(seat=seat, token=token)
 
 

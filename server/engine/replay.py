@@ -2,8 +2,9 @@
 it made it from, so that a bot can be asked what it would have chosen there.
 
 The game is rebuilt from the start (its seed or the decks its hands were dealt, and its
-first dealer) and its log replayed; nothing of the game that asks is changed. A seat's view never holds a card it
-could not see then, so nothing a bot decides from it uses hidden cards.
+first dealer) and its log replayed; nothing of the game that asks is changed. A seat's
+view never holds a card it could not see then, so nothing a bot decides from it uses
+hidden cards.
 
 >>> from server.engine import Game, Rules
 >>> from server.engine.bots import choose_action

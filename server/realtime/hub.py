@@ -197,12 +197,17 @@ class TableHub:
         name: str,
         invite: str | None = None,
         host_token: str | None = None,
+        token: str | None = None,
+        admitted: bool = False,
     ) -> str:
         """Seat a person; returns their token (shown once, stored only as a hash). The
-        host's token makes the seat the host's."""
+        host's token makes the seat the host's. `token`: the seat token to give (a fresh
+        one when None); `admitted`: seated without the invite (a club's member)."""
         room = await self.room(table_id)
-        token = new_token()
-        room = await self.changes.run(room, seats.take, seat, name, token, invite, host_token)
+        token = token or new_token()
+        room = await self.changes.run(
+            room, seats.take, seat, name, token, invite, host_token, admitted
+        )
         await self.changes.run(room, moves.start_if_full)
         return token
 

@@ -65,10 +65,19 @@ def holder(room: Room, token: str | None, refusal: TableError) -> int:
 
 
 def take(
-    room: Room, seat: int, name: str, token: str, invite: str | None, host_token: str | None
+    room: Room,
+    seat: int,
+    name: str,
+    token: str,
+    invite: str | None,
+    host_token: str | None,
+    admitted: bool = False,
 ) -> Effects:
-    """A person sits down with a fresh `token`; the host's token makes it the host's seat."""
-    check_invite(room, invite, host_token)
+    """A person sits down with a fresh `token`; the host's token makes it the host's seat.
+    `admitted`: let in without the invite (a member of the table's club, checked by the
+    caller)."""
+    if not admitted:
+        check_invite(room, invite, host_token)
     current = empty(room, seat)
     taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
     if matches(host_token, room.hosting.host_hash):

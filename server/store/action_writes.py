@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 from server.engine import Action, GameState, SideScore
 from server.protocol import StoredHand, TableStatus
 from server.store.batch import Ambiguous, Outcomes
+from server.store.club_results import write_club_results
 from server.store.models import ACTIONS, GAMES, HANDS, SEATS, TABLES, utcnow
 from server.store.records import ActionWrite, SeatRecord
 from server.store.statements import Writer
@@ -174,7 +175,8 @@ def seat_params(table_id: str, seat: SeatRecord) -> SeatParams:
 
 def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
     """Write a batch of accepted actions of different tables on one open transaction: each
-    its table's version bump, its seats, its log row, its snapshot and finished hands; the
+    its table's version bump, its seats, its log row, its snapshot and finished hands (and,
+    for a club game's last action, the club's result: `write_club_results`); the
     new version of each, or VersionConflict for one whose table moved on (it writes
     nothing else). A handful of statements whatever the batch's size: one executemany per
     kind of row. Synchronous: on SQLite it runs whole on sqlite3 (on the loop, or in the
@@ -187,6 +189,7 @@ def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
     finished: list[FinishRow] = []
     ended: list[StatusRow] = []
     hands: list[HandInsert] = []
+    games_over: list[ActionWrite] = []
     for w, version in zip(writes, landed, strict=True):
         if version is None:
             continue
@@ -206,6 +209,8 @@ def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
             )
         if w.status != "playing":
             ended.append({"b_id": w.table_id, "b_status": w.status})
+        if w.status == "over":
+            games_over.append(w)
         for offset, hand in enumerate(w.new_hands):
             hands.append({"game_id": w.game_id, "number": w.first_hand_number + offset, **hand})
     if seats:
@@ -220,6 +225,9 @@ def write_actions(writer: Writer, writes: list[ActionWrite]) -> Outcomes:
         writer.many(END_GAME_STATUS, ended)
     if hands:
         writer.many(INSERT_HAND, hands)
+    if games_over:
+        # Last: a club game's result reads the hands this batch wrote.
+        write_club_results(writer, games_over)
     return [
         VersionConflict(write.table_id) if version is None else version
         for write, version in zip(writes, landed, strict=True)

@@ -17,6 +17,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -30,7 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from server.engine import Action, Bid, GameState, SideResult, SideScore, TrickPlays
 from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
-from server.protocol import DealSeeds, TableStatus, TimerMove
+from server.protocol import ClubSide, DealSeeds, TableStatus, TimerMove
 
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
@@ -185,6 +186,110 @@ class ChatRow(Base):
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class ClubRow(Base):
+    """A friends' club: its name, its usual house rules, its secrets as hashes."""
+
+    __tablename__ = "clubs"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    invite_hash: Mapped[str] = mapped_column(String(64))
+    host_hash: Mapped[str] = mapped_column(String(64))
+    # The rules of the club's latest table, as its creator gave them (preset and changes).
+    rules: Mapped[RuleFields | None] = mapped_column(JSON)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ClubMemberRow(Base):
+    """A member of a club: a name, a token hash, a rating (Weng-Lin `mu`, `sigma`)."""
+
+    __tablename__ = "club_members"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    club_id: Mapped[str] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(32))
+    token_hash: Mapped[str] = mapped_column(String(64), index=True)
+    # Removed by the host: the token stops working, past games and stats stay.
+    removed: Mapped[bool] = mapped_column(Boolean, default=False)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    joined: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ClubTableRow(Base):
+    """A table started for a club, and the preset its rules came from."""
+
+    __tablename__ = "club_tables"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    club_id: Mapped[str] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    preset: Mapped[str] = mapped_column(String(32))
+
+
+class ClubSeatRow(Base):
+    """A seat token given to a member at a club table: the seat whose token hash this is
+    plays as that member."""
+
+    __tablename__ = "club_seats"
+
+    table_id: Mapped[str] = mapped_column(
+        ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    member_id: Mapped[str] = mapped_column(ForeignKey("club_members.id", ondelete="CASCADE"))
+
+
+class ClubGameRow(Base):
+    """A finished club game's result, written in the transaction of its last action (one
+    row a game: a second write of the same end finds it and changes nothing)."""
+
+    __tablename__ = "club_games"
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    club_id: Mapped[str] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    table_id: Mapped[str] = mapped_column(String(16))
+    preset: Mapped[str] = mapped_column(String(32))
+    ended: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    # A bot (or a guest) played a seat: only the members were rated.
+    bots: Mapped[bool] = mapped_column(Boolean)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    # One entry a side: its members' ids and final score.
+    sides: Mapped[list[ClubSide]] = mapped_column(JSON)
+    # The member who played each seat (None: a bot or a guest).
+    seats: Mapped[list[str | None]] = mapped_column(JSON)
+
+
+class ClubStatRow(Base):
+    """One member's totals over their rated club games, per preset and overall
+    (`preset` "all"): sums of each game's figures from its stored hands, added in the
+    game's end transaction."""
+
+    __tablename__ = "club_stats"
+
+    member_id: Mapped[str] = mapped_column(
+        ForeignKey("club_members.id", ondelete="CASCADE"), primary_key=True
+    )
+    preset: Mapped[str] = mapped_column(String(32), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    hands: Mapped[int] = mapped_column(Integer)
+    contracts: Mapped[int] = mapped_column(Integer)
+    contracts_made: Mapped[int] = mapped_column(Integer)
+    sets: Mapped[int] = mapped_column(Integer)
+    nils: Mapped[int] = mapped_column(Integer)
+    nils_made: Mapped[int] = mapped_column(Integer)
+    blind_nils: Mapped[int] = mapped_column(Integer)
+    blind_nils_made: Mapped[int] = mapped_column(Integer)
+    bags: Mapped[int] = mapped_column(Integer)
+    ten_for_two_hundreds: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+
+
 # The same tables as Core `Table`s, for the write path's statements
 # (`server.store.action_writes`, `TableStore`'s version bump).
 TABLES: Table = TableRow.__table__  # type: ignore[assignment]
@@ -192,3 +297,9 @@ SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
 ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
 HANDS: Table = HandRow.__table__  # type: ignore[assignment]
+CLUBS: Table = ClubRow.__table__  # type: ignore[assignment]
+CLUB_MEMBERS: Table = ClubMemberRow.__table__  # type: ignore[assignment]
+CLUB_TABLES: Table = ClubTableRow.__table__  # type: ignore[assignment]
+CLUB_SEATS: Table = ClubSeatRow.__table__  # type: ignore[assignment]
+CLUB_GAMES: Table = ClubGameRow.__table__  # type: ignore[assignment]
+CLUB_STATS: Table = ClubStatRow.__table__  # type: ignore[assignment]

@@ -38,6 +38,11 @@ class Writer(Protocol):
         """Run `statement` once; the first column of the rows it returns."""
         ...
 
+    def rows(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Run `statement` once; the rows it returns, as the driver gives them (JSON
+        columns are best selected cast to text)."""
+        ...
+
 
 class CoreWriter:
     """A batch on a SQLAlchemy connection."""
@@ -55,6 +60,10 @@ class CoreWriter:
 
     def scalars(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[Any]:
         return list(self.connection.execute(cast(Executable, statement), dict(params)).scalars())
+
+    def rows(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        result = self.connection.execute(cast(Executable, statement), dict(params))
+        return [tuple(row) for row in result]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,3 +132,7 @@ class SQLiteWriter:
     def scalars(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[Any]:
         prepared = self._prepared(statement, tuple(params))
         return [row[0] for row in self.cursor.execute(prepared.sql, prepared.bind(params))]
+
+    def rows(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        prepared = self._prepared(statement, tuple(params))
+        return [tuple(row) for row in self.cursor.execute(prepared.sql, prepared.bind(params))]

@@ -55,6 +55,8 @@ async def test_every_http_response_carries_the_security_headers(http):
     answers = {
         "/": 200,
         f"/t/{table['id']}": 200,
+        "/c/any-club": 200,
+        "/static/club.js": 200,
         "/static/app.css": 200,
         "/static/table.js": 200,
         "/api/tables": 200,
@@ -229,6 +231,15 @@ async def test_the_lobby_and_a_table_page_load_in_chromium_with_no_csp_violation
             )
             await page.wait_for_load_state("networkidle")
             violations = await page.evaluate("window.__violations")
+            # The club page, joined (it draws its members, links and forms).
+            made = await page.request.post("/api/clubs", data={"name": "Policy club"})
+            club = await made.json()
+            await page.goto(club["url"])
+            await page.locator("#member-name").fill("Ada")
+            await page.locator("#join").click()
+            await page.locator("#leaderboard tbody tr").first.wait_for()
+            await page.wait_for_load_state("networkidle")
+            violations += await page.evaluate("window.__violations")
             await context.close()
         finally:
             await browser.close()

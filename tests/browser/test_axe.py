@@ -82,3 +82,19 @@ def test_no_serious_violation_on_any_screen(open_page) -> None:
     page.locator("#scorepad td.score").first.wait_for()
     found["phone, side panels"] = serious_violations(page)
     assert found == {screen: [] for screen in found}
+
+
+def test_no_serious_violation_on_the_club_page(open_page) -> None:
+    """The club page as a host who joined: links, start form, host controls, the
+    leaderboard and a member's open figures; and on a phone."""
+    page = open_page("/")
+    made = page.request.post("/api/clubs", data={"name": "Axe club"}).json()
+    page.goto(f"/c/{made['id']}#invite={made['invite']}&host={made['host_token']}")
+    page.locator("#member-name").fill("Ada")
+    page.locator("#join").click()
+    page.locator("#leaderboard tbody tr").first.wait_for()
+    page.locator("#members details summary").first.click()
+    found = {"club": serious_violations(page)}
+    page.set_viewport_size(PHONE)
+    found["club, phone"] = serious_violations(page)
+    assert not any(found.values()), found

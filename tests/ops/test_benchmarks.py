@@ -96,6 +96,13 @@ RUNS = {
             r"expert play decisions \(\d+\): wall median [\d.]+ ms, p99 [\d.]+ ms; CPU",
         ],
     ),
+    "club": (
+        ["--games", "3", "--requests", "5"],
+        [
+            r"a club of 8 members, 3 finished games, filled in [\d.]+ s",
+            r"GET /api/clubs/\{id\}: 3 games listed, \d+ KiB; median [\d.]+ ms, p99 [\d.]+ ms",
+        ],
+    ),
     "lobby": (
         ["--tables", "2", "--moves", "5"],
         [r"lobby \(summary query\)\s+2 tables listed", r"[\d.]+ KiB per room"],
