@@ -14,7 +14,7 @@ import time
 
 import structlog
 
-from server.observability import ERRORS
+from server.observability import ERRORS, REMOTE_CHANGES
 from server.realtime.changes import TableChanges
 from server.realtime.presence import Presence
 
@@ -36,6 +36,8 @@ class Sync:
         room = self.changes.rooms.served.get(table_id)
         if room is None:
             return
+        if room.listeners and version > room.version:
+            REMOTE_CHANGES.inc()
         await self.changes.refresh(room, newer=version)
         if room.shown_away():
             # Another process marked away a seat one of our sockets holds (a race between
