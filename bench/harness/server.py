@@ -233,6 +233,17 @@ class Proxy:
         self.directory.cleanup()
 
 
+def redis_pid(url: str) -> int:
+    """The pid of the Redis server at `url` (on this machine), as it says itself."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
+
+
 def py_spy() -> str:
     found = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if found is None:
