@@ -148,3 +148,35 @@ async def test_workers_serve_behind_one_port_and_a_dead_one_comes_back(
         server.wait(60)
     assert server.returncode == 0
     assert all(not worker.is_running() for worker in workers)
+
+
+ROUTING = (
+    "balance uri path-only",
+    "hash-type consistent",
+    "option httpchk GET /healthz",
+    "option forwardfor",
+    "timeout tunnel",
+    "on-marked-down shutdown-sessions",
+)
+
+
+def test_compose_puts_haproxy_in_front_of_replicas_routed_as_workers_are(haproxy):
+    """docker-compose.yml publishes only the proxy; deploy/haproxy.cfg, which it mounts, is
+    valid and routes as `spades serve --workers` does."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    services = yaml.safe_load((root / "docker-compose.yml").read_text())["services"]
+    assert "ports" not in services["app"] and services["proxy"]["ports"]
+    assert services["app"]["deploy"]["replicas"] == "${SPADES_REPLICAS:-2}"
+    mounted = services["proxy"]["volumes"][0].split(":")
+    assert mounted[0] == "./deploy/haproxy.cfg"
+    shipped = (root / "deploy" / "haproxy.cfg").read_text()
+    generated = haproxy_config("0.0.0.0", 8000, [Backend("spades1", "127.0.0.1", 9001)])
+    for line in ROUTING:
+        assert line in shipped and line in generated, line
+    checked = subprocess.run(
+        [haproxy, "-c", "-f", str(root / "deploy" / "haproxy.cfg")],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
