@@ -32,9 +32,15 @@ class Sync:
         self.presence = presence
 
     async def on_remote_change(self, table_id: str, version: int) -> None:
-        """Another process changed a table: reload it if we serve it, and broadcast."""
+        """Another process changed a table: reload it if we serve it, and broadcast. A
+        room nothing here needs (no socket, bot, timer or change in progress: one a
+        request loaded) is dropped instead, and loaded afresh on its next use, so that a
+        process does not reload, move after move, tables whose sockets are elsewhere."""
         room = self.changes.rooms.served.get(table_id)
         if room is None:
+            return
+        if room.idle_for(time.monotonic()) is not None:
+            self.changes.rooms.drop(room)
             return
         if room.listeners and version > room.version:
             REMOTE_CHANGES.inc()

@@ -10,6 +10,7 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy import text
 
+from bench.harness import metrics
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots, take_seats
 from server.realtime.pubsub import BOT_CLAIM_KEY
@@ -188,3 +189,43 @@ async def test_a_bot_game_whose_process_died_goes_on_when_another_process_opens_
         if spectator is not None:
             await spectator.close()
         await asyncio.gather(asyncio.to_thread(crashed.stop), asyncio.to_thread(other.stop))
+
+
+async def rooms_loaded(server: LiveServer) -> float:
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        samples = metrics.parse((await http.get("/metrics")).text)
+    return metrics.counters(samples, "spades_rooms_loaded").get("", 0.0)
+
+
+async def test_a_process_drops_a_table_whose_sockets_are_elsewhere_instead_of_reloading_it(
+    migrated_postgres_url, redis_url
+):
+    """Process A made the table and seated its players (so it holds the room) while
+    their sockets play through B: A drops the room on B's first notice instead of
+    reloading it move after move, and still answers with the table as it is now."""
+    first = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    second = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
+    players: list[TableClient] = []
+    try:
+        async with httpx.AsyncClient(base_url=first.url) as http_a:
+            table_id = await create_table(http_a, {"preset": "standard"})
+            tokens = await take_seats(http_a, table_id)
+            assert await rooms_loaded(first) == 1
+            players = [TableClient(address(second), table_id, token) for token in tokens]
+            for player in players:
+                await player.connect()
+            seat = players[0].view["turn"][0]
+            await players[seat].send({"type": "act", "action": {"type": "bid", "bid": 3}})
+            moved = await players[0].until(
+                lambda m: m["type"] == "state" and m["state"]["bids"][seat] == 3
+            )
+            async with asyncio.timeout(20):
+                while await rooms_loaded(first) != 0:
+                    await asyncio.sleep(0.05)
+            info = (await http_a.get(f"/api/tables/{table_id}")).json()
+            assert info["version"] >= moved["version"]
+    finally:
+        for player in players:
+            await player.close()
+        await asyncio.gather(asyncio.to_thread(first.stop), asyncio.to_thread(second.stop))
