@@ -16,7 +16,7 @@ import httpx
 import psutil
 import pytest
 
-from bench.harness.tables import connect, create_table
+from bench.harness.tables import connect, create_table, take_seats
 from server.workers import Backend, haproxy_config
 from tests.conftest import missing_service
 from tests.ops.test_cli import SPADES, read_lines
@@ -110,10 +110,13 @@ def workers_of(server: subprocess.Popen[str]) -> list[psutil.Process]:
 async def test_workers_serve_behind_one_port_and_a_dead_one_comes_back(
     fresh_postgres_database, redis_url, haproxy, tmp_path
 ):
-    env = workers_env(DATABASE_URL=fresh_postgres_database, REDIS_URL=redis_url)
+    env = workers_env(
+        DATABASE_URL=fresh_postgres_database, REDIS_URL=redis_url, SPADES_LOG_LEVEL="DEBUG"
+    )
+    log = (tmp_path / "stderr.log").open("w")
     server = subprocess.Popen(
         [str(SPADES), "serve", "--workers", "2", "--host", "127.0.0.1", "--port", "0"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=log, text=True,
     )  # fmt: skip
     try:
         lines = read_lines(server.stdout, 1, timeout=120)
@@ -127,8 +130,12 @@ async def test_workers_serve_behind_one_port_and_a_dead_one_comes_back(
 
         # Migrated once by the parent: a table is made and a socket answers, through the port.
         async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-            table = await create_table(http)
-        ws = await connect("ws" + url[4:], table["id"], None)
+            table = await create_table(http, listed=False)
+            secrets = [table["host_token"], table["invite"]]
+            secrets += await take_seats(http, table["id"], [0], invite=table["invite"])
+            page = await http.get(f"/t/{table['id']}", params={"invite": table["invite"]})
+            assert page.status_code == 200
+        ws = await connect("ws" + url[4:], table["id"], secrets[-1])
         try:
             assert '"type":"state"' in await ws.recv()
         finally:
@@ -146,8 +153,13 @@ async def test_workers_serve_behind_one_port_and_a_dead_one_comes_back(
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(60)
+    log.close()
     assert server.returncode == 0
     assert all(not worker.is_running() for worker in workers)
+    # Neither the workers nor HAProxy wrote a token or an invite anywhere, even at DEBUG.
+    written = (tmp_path / "stderr.log").read_text()
+    assert "Application startup complete." in written
+    assert not [secret for secret in secrets if secret in written]
 
 
 ROUTING = (
