@@ -270,7 +270,7 @@ def serve_workers(settings: Settings, host: str, port: int, count: int) -> int:
         asyncio.run(_migrate(settings.database_url))
     if port == 0:
         port = free_port("::" if host == "::" else "0.0.0.0" if host in WILDCARDS else host)
-    workers = Workers(settings, host, port, count, haproxy)
+    workers = Workers(host, port, count, haproxy)
     try:
         workers.start()
     except (Refused, KeyboardInterrupt) as error:

@@ -152,7 +152,6 @@ class Workers:
     that dies is started again on its port (HAProxy sends its tables back once it answers);
     the proxy dying stops everything."""
 
-    settings: Settings
     host: str
     port: int
     count: int
