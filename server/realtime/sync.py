@@ -71,6 +71,14 @@ class Sync:
         finally:
             self.behind.pop(table_id, None)
 
+    async def on_watched(self, table_ids: list[str]) -> None:
+        """Tables whose notices have just begun to arrive: catch up a change another
+        process made between loading them here and listening."""
+        for table_id, version in (await self.changes.store.versions(table_ids)).items():
+            room = self.changes.rooms.served.get(table_id)
+            if room is not None and version > room.version:
+                await self.on_remote_change(table_id, version)
+
     async def poll_while_deaf(self) -> None:
         """With several processes: while notices from the others cannot arrive, read the
         versions of the tables we serve from the database: every `ACTIVE_POLL_SECONDS` those
