@@ -44,7 +44,18 @@ at bot delay 0 beside the measured tables (`--bot-preset` for another variant th
 theirs), each replaced by a new one when its game ends: the measured tables' figures
 then show what thinking bots cost the people at other tables, and the bots' own decision
 times are read from the server's `spades_bot_decision_seconds`. `--json` prints the
-figures as JSON on stdout (the rest goes to stderr). The message limit per socket stays
+figures as JSON on stdout (the rest goes to stderr).
+
+Several server processes: `--processes N` serves our side with N processes on one
+PostgreSQL database (a scratch one unless given) and Redis (`--redis-url`, the local one
+by default); a table's sockets all go to one process (table k to process k mod N, as
+HAProxy's hash on the table's path keeps them in `spades serve --workers`), or with
+`--affinity off` each socket to a process drawn at random. The CPU per action is then
+summed over every server process, Redis's is given beside it and added, and the share of
+moves that reached a process's sockets from another (its spades_remote_changes_total) is
+given. `--compare` measures one process, N with affinity and N without (N = --processes,
+2 at least), on the same tables at the same rate, and prints them side by side with the
+ratios to one process (bench/scenarios/processes.py). The message limit per socket stays
 as in production (20/s; a seat at a person's pace sends far fewer) unless
 `--message-limit` lifts it: at 50 tables a search's higher steps ask more than 20 a second
 of each seat, and the relay has no limit. Sockets per address and HTTP writes are
@@ -59,6 +70,8 @@ lifted, since every client here is 127.0.0.1.
         --message-limit 1000/second    # the hot path's rate, three times, median
     .venv/bin/python bench/load.py --tables 50 --bot-tables 50 --rate 25 --no-relay
     .venv/bin/python bench/load.py --tables 2 --rate 10 --seconds 2      # a smoke run
+    .venv/bin/python bench/load.py --compare --processes 2 --clients 2 --tables 200 \
+        --rate 200 --seconds 20   # one process against two, with and without affinity
 """
 
 from __future__ import annotations
@@ -73,7 +86,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scenarios import rounds
+from bench.scenarios import processes, rounds
 from bench.scenarios.search import print_search
 from bench.scenarios.steady import print_run
 from server.settings import Settings
@@ -151,6 +164,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="the relay's state: one of ours, recorded (default), or the rounds before "
         "13dd2df's padded string, cheaper for the client to decode",
     )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="our server's processes (PostgreSQL, Redis)"
+    )
+    parser.add_argument(
+        "--affinity",
+        choices=("on", "off"),
+        default="on",
+        help="with --processes: a table's sockets on one process (on), or each at random",
+    )
+    parser.add_argument("--redis-url", help="Redis of several processes (the local one)")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="one process, --processes with affinity and without, side by side",
+    )
     parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database-url", help="default: a fresh SQLite file")
@@ -170,9 +198,14 @@ def main() -> int:
     # The load client's collector, as the server's (server/realtime/collector.py): a young
     # collection per 50,000 allocations, not per 700.
     gc.set_threshold(50_000, 20, 100)
-    report = asyncio.run(rounds.run(args, say))
+    if args.compare:
+        report = asyncio.run(processes.run(args, say))
+    else:
+        report = asyncio.run(rounds.run(args, say))
     if args.json:
         print(json.dumps(report, indent=2))
+    elif args.compare:
+        processes.print_compare(report)
     else:
         print_report(report)
     return 0

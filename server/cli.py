@@ -1,6 +1,6 @@
 """The `spades` command: serve the tables, migrate a database, watch bots play a game.
 
-    spades serve [--host H] [--port P] [--reload]
+    spades serve [--host H] [--port P] [--reload] [--workers N]
     spades migrate
     spades bots [--preset standard] [--seed N] [--target 500] [--level basic|advanced]
     spades verify RECORD.json
@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import socket
 import sys
@@ -215,11 +216,19 @@ class _AnnouncingServer(uvicorn.Server):
 
 
 def serve(args: argparse.Namespace) -> int:
-    """uvicorn on the app, logs configured from the first line, and the links once ready."""
+    """uvicorn on the app, logs configured from the first line, and the links once ready;
+    with `--workers N` over 1, N of them behind HAProxy (server/workers.py)."""
     settings = Settings()
     host = args.host if args.host is not None else settings.host
     port = args.port if args.port is not None else settings.port
     configure_logging(settings)
+    if args.workers < 1 or (args.workers > 1 and args.reload):
+        print(
+            "spades serve: --workers takes a count of 1 or more, without --reload", file=sys.stderr
+        )
+        return 2
+    if args.workers > 1:
+        return serve_workers(settings, host, port, args.workers)
     options: dict[str, Any] = {
         "ws": WS_PROTOCOL,
         # A frame over our own limit is refused (1009) before it is read whole, not after.
@@ -237,7 +246,7 @@ def serve(args: argparse.Namespace) -> int:
         uvicorn.run(APP, host=host, port=port, reload=True, **options)
         return 0
     config = uvicorn.Config(APP, host=host, port=port, **options)
-    server = _AnnouncingServer(config)
+    server = uvicorn.Server(config) if args.worker else _AnnouncingServer(config)
     # After a graceful stop uvicorn re-raises the SIGTERM/SIGINT it handled, so the process
     # would die by that signal (exit 143) although everything closed cleanly. A stop that
     # was asked for and completed is a success: these handlers receive that re-raise.
@@ -245,6 +254,34 @@ def serve(args: argparse.Namespace) -> int:
         signal.signal(stop_signal, _stop_already_done)
     server.run()
     return 0 if server.started else 1
+
+
+def serve_workers(settings: Settings, host: str, port: int, count: int) -> int:
+    """`count` server processes behind HAProxy on `host`:`port`, migrated once first; the
+    same announcement as one process once all of them and the proxy answer."""
+    from server.workers import Refused, Workers, check, free_port
+
+    haproxy = shutil.which("haproxy")
+    try:
+        check(settings, count, haproxy)
+    except Refused as refused:
+        print(f"spades serve: {refused}", file=sys.stderr)
+        return 2
+    assert haproxy is not None
+    if settings.migrate_on_start:
+        asyncio.run(_migrate(settings.database_url))
+    if port == 0:
+        port = free_port("::" if host == "::" else "0.0.0.0" if host in WILDCARDS else host)
+    workers = Workers(host, port, count, haproxy)
+    try:
+        workers.start()
+    except (Refused, KeyboardInterrupt) as error:
+        workers.stop()
+        if isinstance(error, Refused):
+            print(f"spades serve: {error}", file=sys.stderr)
+        return 1
+    announce(host, port)
+    return workers.watch()
 
 
 def _stop_already_done(_signal: int, _frame: object) -> None:
@@ -417,6 +454,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument(
         "--reload", action="store_true", help="restart when the code changes (development)"
     )
+    serve_parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes, one per core, behind HAProxy on the port (needs REDIS_URL, "
+        "PostgreSQL and haproxy; see docs/operations.md). Default 1: this process alone",
+    )
+    # A worker of `--workers`: no announcement (the parent makes it once for all).
+    serve_parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     serve_parser.set_defaults(run=serve)
 
     migrate_parser = commands.add_parser(

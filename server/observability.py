@@ -50,6 +50,13 @@ BOT_DECISIONS = Histogram(
     ["level", "phase"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1.0, 2.5),
 )
+# A change another process made to a table this process has sockets at: it reached them
+# across processes (a Redis notice, or the database poll while Redis is down). Over the
+# accepted actions of every process, the share of moves that crossed.
+REMOTE_CHANGES = Counter(
+    "spades_remote_changes_total",
+    "Other processes' changes to tables with sockets here, applied from their notices",
+)
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
 SOCKETS_DROPPED = Counter(
     "spades_sockets_dropped_total",

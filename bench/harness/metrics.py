@@ -48,6 +48,19 @@ async def scrape(http: httpx.AsyncClient) -> list[Sample] | None:
     return parse(answer.text) if answer.status_code == 200 else None
 
 
+async def scrape_all(urls: list[str]) -> list[Sample] | None:
+    """The samples of every server at `urls`, one list (None: one of them has no /metrics).
+    Summing a name's samples gives the processes' total."""
+    found: list[Sample] = []
+    for url in urls:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+            samples = await scrape(http)
+        if samples is None:
+            return None
+        found += samples
+    return found
+
+
 def histograms(
     samples: list[Sample], name: str, by: tuple[str, ...] = ()
 ) -> dict[tuple[str, ...], Histogram]:
@@ -59,12 +72,14 @@ def histograms(
             continue
         key = tuple(sample.labels.get(label, "") for label in by)
         histogram = found.setdefault(key, Histogram())
+        # Added up: the same series from several processes' samples is their total.
         if part == "_count":
-            histogram.count = sample.value
+            histogram.count += sample.value
         elif part == "_sum":
-            histogram.total = sample.value
+            histogram.total += sample.value
         else:
-            histogram.buckets[float(sample.labels["le"])] = sample.value
+            bound = float(sample.labels["le"])
+            histogram.buckets[bound] = histogram.buckets.get(bound, 0.0) + sample.value
     return found
 
 

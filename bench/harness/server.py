@@ -1,7 +1,8 @@
 """The one way a benchmark or a test starts a server process: `LiveServer`, a uvicorn
 subprocess on 127.0.0.1 serving the table server (or the relay, `RELAY_APP`, or another
-ASGI app), and `database`, the database it runs on: a given URL, a scratch PostgreSQL
-database, or a fresh SQLite file.
+ASGI app); `Proxy`, HAProxy in front of several of them with the configuration `spades
+serve --workers` writes; and `database`, the database it runs on: a given URL, a scratch
+PostgreSQL database, or a fresh SQLite file.
 
     with LiveServer(database_url) as server:
         server.url      # "http://127.0.0.1:PORT"
@@ -170,6 +171,77 @@ class LiveServer:
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class Proxy:
+    """HAProxy on 127.0.0.1 in front of `servers`, configured as `spades serve --workers`
+    configures it (server/workers.py): a table's path hashed to one of them."""
+
+    def __init__(self, servers: Sequence[LiveServer], haproxy: str = "haproxy") -> None:
+        from server.workers import Backend, haproxy_config
+
+        self.port = free_port()
+        self.directory = tempfile.TemporaryDirectory()
+        self.config = Path(self.directory.name) / "haproxy.cfg"
+        backends = [
+            Backend(f"spades{index + 1}", "127.0.0.1", server.port)
+            for index, server in enumerate(servers)
+        ]
+        self.config.write_text(haproxy_config("127.0.0.1", self.port, backends))
+        self.command = [haproxy, "-db", "-f", str(self.config)]
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the proxy)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30) -> Proxy:
+        """Start HAProxy and wait until it answers /healthz through a server."""
+        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                self.log.seek(0)
+                output = self.log.read().decode(errors="replace")
+                raise RuntimeError(f"haproxy exited with {self.process.returncode}:\n{output}")
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+            try:
+                connection.request("GET", "/healthz")
+                if connection.getresponse().status == 200:
+                    return self
+            except OSError:
+                pass
+            finally:
+                connection.close()
+            time.sleep(0.05)
+        self.stop()
+        raise TimeoutError(f"haproxy not ready on port {self.port} within {timeout}s")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.directory.cleanup()
+
+
+def redis_pid(url: str) -> int:
+    """The pid of the Redis server at `url` (on this machine), as it says itself."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    try:
+        return int(client.info("server")["process_id"])
+    finally:
+        client.close()
 
 
 def py_spy() -> str:

@@ -14,7 +14,7 @@ import asyncio
 import random
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -266,7 +266,7 @@ async def read(socket: Socket, received: Received) -> None:
 
 async def open_table(
     http: httpx.AsyncClient,
-    ws_url: str,
+    ws_url: str | Callable[[int], str],
     rules: dict[str, Any],
     name: str,
     spectators: int,
@@ -274,14 +274,16 @@ async def open_table(
     received: Received,
 ) -> Table:
     """A listed table, its four seats taken by name, every socket connected and read,
-    once they all hold the same version."""
+    once they all hold the same version. `ws_url`: the server's, or where each socket
+    (by its index: the four players, then the spectators) connects."""
     table_id = (await create_table(http, rules, name))["id"]
     tokens = await take_seats(http, table_id)
     table = Table(table_id, tokens, rng)
     table.sockets = [Socket(table, seat, token) for seat, token in enumerate(tokens)]
     table.sockets += [Socket(table, None, None) for _ in range(spectators)]
-    for socket in table.sockets:
-        socket.ws = await connect(ws_url, table_id, socket.token)
+    for index, socket in enumerate(table.sockets):
+        where = ws_url if isinstance(ws_url, str) else ws_url(index)
+        socket.ws = await connect(where, table_id, socket.token)
         socket.reader = asyncio.create_task(read(socket, received))
     await table.settled()
     return table

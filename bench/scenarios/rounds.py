@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import statistics
@@ -16,7 +17,14 @@ from typing import Any
 
 import httpx
 
-from bench.harness.server import RELAY_APP, LiveServer, database, serve_options, served
+from bench.harness.server import (
+    RELAY_APP,
+    LiveServer,
+    database,
+    redis_pid,
+    serve_options,
+    served,
+)
 from bench.harness.stats import median_interval, ratio
 from bench.scenarios.bots_beside import bots_beside
 from bench.scenarios.search import search
@@ -28,6 +36,7 @@ from bench.scenarios.steady import number, play, row
 CPU_RATIO_TARGET = 2.0
 RATE_RATIO_TARGET = 0.4
 DEFAULT_STATE_BYTES = 2000  # the relay's state size before ours has been measured
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"  # several processes' unless --redis-url
 
 
 async def measure(side: Side, say: Say) -> dict[str, Any]:
@@ -89,14 +98,31 @@ async def measure_ours(
     if args.url:
         report["backend"] = "given --url"
         return await measure(Side("spades", args.url, args.pid, args), say)
-    async with database(args.database_url, args.postgres, "spades_load") as url:
+    several = args.processes > 1
+    async with database(args.database_url, args.postgres or several, "spades_load") as url:
         report["backend"] = url.split(":")[0].split("+")[0]
+        if several and report["backend"] == "sqlite":
+            raise SystemExit("--processes N shares one database: --postgres or a PostgreSQL URL")
+        redis_url = args.redis_url or (DEFAULT_REDIS if several else None)
         profile = Path(args.profile).resolve() if args.profile else None
         options = serve_options(args.deflate == "on")
-        server = LiveServer(url, env=spades_env(args), options=options, profile=profile)
-        with served(server):
-            say(f"spades server pid {server.pid} on {report['backend']}")
-            result = await measure(Side("spades", server.url, server.pid, args), say)
+        env = spades_env(args)
+        servers = [LiveServer(url, redis_url=redis_url, env=env, options=options, profile=profile)]
+        servers += [
+            LiveServer(url, redis_url=redis_url, env=env, options=options)
+            for _ in range(args.processes - 1)
+        ]
+        with contextlib.ExitStack() as stack:
+            for server in servers:  # one after another: the first migrates
+                stack.enter_context(served(server))
+            pids = [server.pid for server in servers if server.pid is not None]
+            side = Side("spades", servers[0].url, servers[0].pid, args)
+            side.urls, side.pids = [server.url for server in servers], pids
+            if redis_url is not None:
+                side.redis_pid = redis_pid(redis_url)
+            placed = f", affinity {args.affinity}" if several else ""
+            say(f"spades server pids {pids} on {report['backend']}{placed}")
+            result = await measure(side, say)
         if profile is not None:
             report["profile"] = str(profile)
             say(f"profile written: {profile}")

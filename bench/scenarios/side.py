@@ -1,6 +1,11 @@
 """One server under test (ours or the relay) and the tables the load client holds at it,
 in this process or, with `--clients N`, in N client processes (table k in process k
-mod N); each process plays its share of an offered rate (`play_share`), open loop."""
+mod N); each process plays its share of an offered rate (`play_share`), open loop.
+
+Our server may be several processes (`--processes N`, on one database and Redis): then
+a table's sockets all go to one process (table k to process k mod N, as a proxy hashing
+on the table's path keeps them), or with `--affinity off` each socket to a process drawn
+at random. HTTP requests go to the first process."""
 
 from __future__ import annotations
 
@@ -46,16 +51,38 @@ class Side:
     rss_mb: dict[str, float] = field(default_factory=dict)
     setup_seconds: float = 0.0
     clients: Clients | None = None  # with --clients N > 1: the processes holding the tables
+    # Every server process's URL and pid (`url` and `pid` are the first's), and the pid of
+    # the Redis they share (its CPU is counted beside theirs).
+    urls: list[str] = field(default_factory=list)
+    pids: list[int] = field(default_factory=list)
+    redis_pid: int | None = None
+
+    def __post_init__(self) -> None:
+        self.urls = self.urls or [self.url]
+        self.pids = self.pids or ([self.pid] if self.pid else [])
 
     @property
     def ws_url(self) -> str:
         return "ws" + self.url[4:]
 
-    def server(self) -> psutil.Process | None:
-        return psutil.Process(self.pid) if self.pid else None
+    def servers(self) -> list[psutil.Process]:
+        return [psutil.Process(pid) for pid in self.pids]
+
+    def redis(self) -> psutil.Process | None:
+        return psutil.Process(self.redis_pid) if self.redis_pid else None
 
     def rss(self) -> float:
-        return rss_mb(self.pid) or 0.0
+        return sum(rss_mb(pid) or 0.0 for pid in self.pids)
+
+    def placement(self, number: int) -> Callable[[int], str]:
+        """Where each socket of table `number` connects (by its index at the table): with
+        affinity every one to process `number` mod N, without it each to one drawn at
+        random (from the table's own seed, so that runs place alike)."""
+        sockets = ["ws" + url[4:] for url in self.urls]
+        if getattr(self.args, "affinity", "on") == "on":
+            return lambda _index: sockets[number % len(sockets)]
+        draw = random.Random(self.args.seed * 7919 + number)
+        return lambda _index: draw.choice(sockets)
 
 
 async def set_up(side: Side, http: httpx.AsyncClient, say: Say) -> None:
@@ -87,7 +114,13 @@ async def open_tables(
         rng = random.Random(args.seed * 100003 + number)
         async with gate:
             table = await open_table(
-                http, side.ws_url, rules, f"Load {number}", args.spectators, rng, side.received
+                http,
+                side.placement(number),
+                rules,
+                f"Load {number}",
+                args.spectators,
+                rng,
+                side.received,
             )
         if (number + 1) % PROGRESS_EVERY == 0:  # a big set-up takes minutes: show it moves
             say(f"  {side.name}: table {number + 1} open at {time.perf_counter() - started:.0f} s")
@@ -200,7 +233,7 @@ class Clients:
             mine, theirs = context.Pipe()
             process = context.Process(
                 target=client_process,
-                args=(theirs, side.name, side.url, side.args, index, processes),
+                args=(theirs, side.name, side.urls, side.args, index, processes),
                 daemon=True,
             )
             process.start()
@@ -242,12 +275,13 @@ class Clients:
 
 
 def client_process(
-    pipe: Any, name: str, url: str, args: argparse.Namespace, index: int, processes: int
+    pipe: Any, name: str, urls: list[str], args: argparse.Namespace, index: int, processes: int
 ) -> None:
     """One load client process of `Clients`: opens the tables it is told to, plays its
     share of each run, closes its sockets; progress lines go to stderr."""
     gc.set_threshold(50_000, 20, 100)
-    asyncio.run(client_commands(pipe, Side(name, url, None, args), index, processes))
+    side = Side(name, urls[0], None, args, urls=urls)
+    asyncio.run(client_commands(pipe, side, index, processes))
 
 
 async def client_commands(pipe: Any, side: Side, index: int, processes: int) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import psutil
 
 from bench.harness import metrics
 from bench.harness.stats import bucket_bound, cpu_seconds, kernel_seconds, percentile_ms
@@ -20,6 +21,7 @@ LATENCY_BUDGET_MS = 50.0
 ACHIEVED_SHARE = 0.95  # of the offered rate, for a run to pass
 CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
 ACT_HISTOGRAM = "spades_action_latency_seconds"
+REMOTE_CHANGES = "spades_remote_changes_total"
 
 
 @dataclass
@@ -38,7 +40,15 @@ class Figures:
     lag_p99_ms: float | None = None  # how late actions left, behind the schedule
     errors: dict[str, int] = field(default_factory=dict)
     games: int = 0
+    # Every server process's together (one unless --processes N).
     server_cpu_ms_per_action: float | None = None
+    processes: int = 1
+    # The shared Redis's CPU (several processes), and the servers' and Redis's together.
+    redis_cpu_ms_per_action: float | None = None
+    total_cpu_ms_per_action: float | None = None
+    # Of the moves, the share that reached a process's sockets from another process (its
+    # spades_remote_changes_total over the moves): what crossed Redis.
+    crossed_share: float | None = None
     # The part of it spent in the kernel (system time): sockets, the database's files.
     server_kernel_ms_per_action: float | None = None
     server_cpu_percent: float | None = None
@@ -59,10 +69,32 @@ class Figures:
         )
 
 
-async def act_histogram(http: httpx.AsyncClient) -> metrics.Histogram | None:
-    """The server's act -> broadcast histogram now (None: the relay has none)."""
-    samples = await metrics.scrape(http)
-    return None if samples is None else metrics.histograms(samples, ACT_HISTOGRAM).get((), None)
+@dataclass
+class Inside:
+    """What the server processes' /metrics say together at one moment."""
+
+    acted: metrics.Histogram
+    remote_changes: float
+
+
+async def inside_now(side: Side) -> Inside | None:
+    """Every server process's act -> broadcast histogram and remote changes, added up
+    (None: the relay has no /metrics)."""
+    samples = await metrics.scrape_all(side.urls)
+    if samples is None:
+        return None
+    acted = metrics.histograms(samples, ACT_HISTOGRAM).get((), metrics.Histogram())
+    return Inside(acted, metrics.counters(samples, REMOTE_CHANGES).get("", 0.0))
+
+
+def cpu_of(processes: list[psutil.Process]) -> tuple[float, float] | None:
+    """The CPU seconds so far of `processes` together, and the kernel's part of them."""
+    if not processes:
+        return None
+    return (
+        sum(cpu_seconds(process) or 0.0 for process in processes),
+        sum(kernel_seconds(process) or 0.0 for process in processes),
+    )
 
 
 def inside_figures(timed: metrics.Histogram) -> tuple[float | None, float | None]:
@@ -75,21 +107,21 @@ def inside_figures(timed: metrics.Histogram) -> tuple[float | None, float | None
 
 async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float) -> Figures:
     """Every live table plays its share of `rate` for `seconds`."""
-    start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
-    server = side.server()
     # The metrics are read outside the CPU window on both ends: the scrape is not play.
-    inside_before = await act_histogram(http)
-    server_before = cpu_seconds(server)
-    kernel_before = kernel_seconds(server)
+    inside_before = await inside_now(side)
+    start = time.perf_counter() + 0.2  # every driver is waiting before the first is due
+    servers, redis = side.servers(), side.redis()
+    server_before = cpu_of(servers)
+    redis_before = cpu_seconds(redis)
     if side.clients is not None:
         shares = await side.clients.play(rate, start, seconds)
     else:
         live = sum(table.dead is None for table in side.tables)
         shares = [await play_share(side, http, (rate, start, seconds, live))]
     wall = time.perf_counter() - start
-    server_after = cpu_seconds(server)
-    kernel_after = kernel_seconds(server)
-    inside_after = await act_histogram(http)
+    server_after = cpu_of(servers)
+    redis_after = cpu_seconds(redis)
+    inside_after = await inside_now(side)
     latencies = sorted(x for share in shares for x in share["latencies"])
     errors: Counter[str] = Counter()
     for share in shares:
@@ -113,19 +145,27 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         client_cpu_total_percent=sum(client_cpu),
         clients=len(shares),
         state_bytes=sum(share["state_bytes"] for share in shares) / states if states else 0.0,
+        processes=len(side.urls),
     )
+    moves = len(latencies)
     if inside_before is not None and inside_after is not None:
         figures.inside_mean_ms, figures.inside_p99_ms = inside_figures(
-            inside_after.since(inside_before)
+            inside_after.acted.since(inside_before.acted)
         )
+        if moves:
+            crossed = inside_after.remote_changes - inside_before.remote_changes
+            figures.crossed_share = crossed / moves
     if server_before is not None and server_after is not None:
-        spent = server_after - server_before
+        spent = server_after[0] - server_before[0]
         figures.server_cpu_percent = 100 * spent / wall
-        if latencies:
-            figures.server_cpu_ms_per_action = 1000 * spent / len(latencies)
-            if kernel_before is not None and kernel_after is not None:
-                kernel = kernel_after - kernel_before
-                figures.server_kernel_ms_per_action = 1000 * kernel / len(latencies)
+        if moves:
+            figures.server_cpu_ms_per_action = 1000 * spent / moves
+            kernel = server_after[1] - server_before[1]
+            figures.server_kernel_ms_per_action = 1000 * kernel / moves
+            figures.total_cpu_ms_per_action = figures.server_cpu_ms_per_action
+            if redis_before is not None and redis_after is not None:
+                figures.redis_cpu_ms_per_action = 1000 * (redis_after - redis_before) / moves
+                figures.total_cpu_ms_per_action += figures.redis_cpu_ms_per_action
     return figures
 
 
@@ -166,6 +206,9 @@ RUN_ROWS = [
     ("server CPU ms/action", "server_cpu_ms_per_action", 2),
     ("  of it in the kernel", "server_kernel_ms_per_action", 2),
     ("server CPU % of a core", "server_cpu_percent", 0),
+    ("Redis CPU ms/action", "redis_cpu_ms_per_action", 3),
+    ("servers + Redis ms/action", "total_cpu_ms_per_action", 2),
+    ("moves crossing processes", "crossed_share", 3),
     ("memory KiB/table", "rss_kib_per_table", 1),
     ("client CPU %, busiest", "client_cpu_percent", 0),
     ("client CPU %, all", "client_cpu_total_percent", 0),

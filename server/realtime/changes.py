@@ -68,7 +68,7 @@ class TableChanges:
 
     def __init__(self, store: TableStore, notices: TableNotices, settings: Settings) -> None:
         self.store = store
-        self.rooms = Rooms(store, settings, self.after_load)
+        self.rooms = Rooms(store, settings, self.room_loaded, self.room_dropped)
         self.notices = notices
         self.settings = settings
         self.closing = False
@@ -209,6 +209,15 @@ class TableChanges:
                 await self.notices.seat_closed(room.id, seat)
         for follower in self.followers:
             follower(room, effects)
+
+    def room_loaded(self, room: Room) -> None:
+        """A room served from now on: other processes' notices of it are heard."""
+        self.notices.watch(room.id)
+        self.after_load(room)
+
+    def room_dropped(self, room: Room) -> None:
+        """A room no longer served: its notices are not heard any more."""
+        self.notices.unwatch(room.id)
 
     def after_load(self, room: Room) -> None:
         """A room just loaded or reloaded: its followers look at it (a bot turn or a

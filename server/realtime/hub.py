@@ -78,7 +78,7 @@ class TableHub:
         self.changes.shared = not single_process
         # Read when scraped: the gauge is this hub's own count, never one that drifts.
         ROOMS_LOADED.set_function(lambda: len(self.rooms))
-        await self.notices.start(self.sync.on_remote_change, self.sync.resync)
+        await self.notices.start(self.sync.on_remote_change, self.sync.resync, self.sync.on_watched)
         OPEN_TABLES.set(await self.store.count_tables(("waiting", "playing")))
         resumable = await self.store.table_ids(("playing",), limit=1_000_000, with_bots=True)
         for table_id in resumable:

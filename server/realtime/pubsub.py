@@ -1,7 +1,12 @@
 """Table-change notices and bot claims between server processes.
 
-After a process commits a change to a table it publishes `(table id, version)`; every
-other process reloads that table from the database and broadcasts to its own sockets.
+After a process commits a change to a table it publishes `(table id, version)` on the
+table's own channel; every other process that holds the table in memory (and so listens
+there: `watch` on load, `unwatch` on drop) reloads it from the database and broadcasts
+to its own sockets. A process hears nothing of the tables it does not hold, so a move
+costs only the processes that serve its table, however many there are. Once a new
+table's subscription is in place, `on_watched` lets the hub read its version again, for
+a change made between loading it and listening.
 `LocalNotices` is the single-process case (nothing to tell anyone); `RedisNotices` uses
 Redis pub/sub. The database stays the only source of truth: a lost notice only delays
 an update until the next one. When the subscription breaks (Redis restarted, a network
@@ -45,7 +50,9 @@ from redis.exceptions import LockNotOwnedError
 
 log = structlog.get_logger(__name__)
 
+# Every process listens here (a notice for any table); a table's notices go to its own.
 CHANNEL = "spades:table-changed"
+TABLE_CHANNEL = CHANNEL + ":{}"
 BOT_CLAIM_KEY = "spades:bots:{}"
 PRESENCE_KEY = "spades:presence:{}:{}"
 
@@ -90,6 +97,7 @@ return counts
 
 OnChange = Callable[[str, int], Awaitable[None]]
 OnResync = Callable[[], Awaitable[None]]
+OnWatched = Callable[[list[str]], Awaitable[None]]
 # Back-off between attempts to subscribe again, in seconds.
 RESUBSCRIBE_FIRST, RESUBSCRIBE_MAX = 0.2, 5.0
 Seat = tuple[str, int]
@@ -102,9 +110,18 @@ class TableNotices(Protocol):
 
     async def publish(self, table_id: str, version: int) -> None: ...
 
-    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
-        """Call `on_change` for every other process's notice; `on_resync` when notices
-        may have been missed (the subscription broke and is back)."""
+    async def start(self, on_change: OnChange, on_resync: OnResync, on_watched: OnWatched) -> None:
+        """Call `on_change` for every other process's notice of a watched table;
+        `on_resync` when notices may have been missed (the subscription broke and is
+        back); `on_watched` with tables whose notices have just begun to arrive."""
+        ...
+
+    def watch(self, table_id: str) -> None:
+        """This process holds the table now: hear its notices (from a moment later)."""
+        ...
+
+    def unwatch(self, table_id: str) -> None:
+        """This process no longer holds the table."""
         ...
 
     async def close(self) -> None: ...
@@ -153,7 +170,13 @@ class LocalNotices:
     async def seats_held(self, seats: list[Seat]) -> list[int] | None:
         return None
 
-    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
+    async def start(self, on_change: OnChange, on_resync: OnResync, on_watched: OnWatched) -> None:
+        return None
+
+    def watch(self, table_id: str) -> None:
+        return None
+
+    def unwatch(self, table_id: str) -> None:
         return None
 
     async def close(self) -> None:
@@ -174,6 +197,12 @@ class RedisNotices:
         # The bot claims this process holds or tried to take, by table id.
         self._bot_claims: dict[str, Lock] = {}
         self.listening = False
+        # The tables this process holds, and those whose channels the subscription in
+        # use listens to; `_resubscribe` brings the second to the first.
+        self._watched: set[str] = set()
+        self._subscribed: set[str] = set()
+        self._changed = asyncio.Event()
+        self._subscriber: asyncio.Task[None] | None = None
 
     async def publish(self, table_id: str, version: int) -> None:
         try:
@@ -189,7 +218,44 @@ class RedisNotices:
 
     async def _send(self, table_id: str, version: int) -> None:
         notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
-        await self.redis.publish(CHANNEL, notice)
+        await self.redis.publish(TABLE_CHANNEL.format(table_id), notice)
+
+    def watch(self, table_id: str) -> None:
+        self._watched.add(table_id)
+        self._changed.set()
+
+    def unwatch(self, table_id: str) -> None:
+        self._watched.discard(table_id)
+        self._changed.set()
+
+    async def _resubscribe(self, on_watched: OnWatched) -> None:
+        """For ever: subscribe the subscription in use to the tables watched since, and
+        unsubscribe it from those dropped. A failure is left to the listener, which
+        subscribes a new subscription to every watched table."""
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            pubsub = self._pubsub
+            if not self.listening or pubsub is None:
+                continue
+            new = sorted(self._watched - self._subscribed)
+            gone = sorted(self._subscribed - self._watched)
+            try:
+                if new:
+                    await pubsub.subscribe(*(TABLE_CHANNEL.format(t) for t in new))
+                if gone:
+                    await pubsub.unsubscribe(*(TABLE_CHANNEL.format(t) for t in gone))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("redis subscription not changed", tables=len(new) + len(gone))
+                continue
+            if self._pubsub is not pubsub:  # the listener made a new one meanwhile
+                self._changed.set()
+                continue
+            self._subscribed = (self._subscribed | set(new)) - set(gone)
+            if new:
+                await on_watched(new)
 
     async def _resend(self) -> None:
         """Send the notices that failed, newest version per table, with back-off."""
@@ -261,29 +327,42 @@ class RedisNotices:
             log.warning("redis presence read failed", seats=len(keys))
             return None
 
-    async def start(self, on_change: OnChange, on_resync: OnResync) -> None:
+    async def start(self, on_change: OnChange, on_resync: OnResync, on_watched: OnWatched) -> None:
         """Subscribe in the background; return once the first attempt has succeeded or
         failed (a failure is retried: the server starts without Redis)."""
         first_attempt = asyncio.Event()
-        self._task = asyncio.create_task(self._listen(on_change, on_resync, first_attempt))
+        self._task = asyncio.create_task(
+            self._listen(on_change, on_resync, on_watched, first_attempt)
+        )
+        self._subscriber = asyncio.create_task(self._resubscribe(on_watched))
         await first_attempt.wait()
 
     async def _listen(
-        self, on_change: OnChange, on_resync: OnResync, first_attempt: asyncio.Event
+        self,
+        on_change: OnChange,
+        on_resync: OnResync,
+        on_watched: OnWatched,
+        first_attempt: asyncio.Event,
     ) -> None:
-        """Subscribe and pass notices on, for ever: a broken subscription is made again."""
+        """Subscribe and pass notices on, for ever: a broken subscription is made again,
+        to every table watched then."""
         delay = RESUBSCRIBE_FIRST
         missed = False
         while True:
             self._pubsub = pubsub = self.redis.pubsub()
             try:
-                await pubsub.subscribe(CHANNEL)
+                watched = sorted(self._watched)
+                await pubsub.subscribe(CHANNEL, *(TABLE_CHANNEL.format(t) for t in watched))
+                self._subscribed = set(watched)
                 self.listening = True
+                self._changed.set()  # tables watched while subscribing
                 first_attempt.set()
                 if missed:
                     log.info("redis notices resumed; reloading served tables")
                     missed = False
                     await on_resync()
+                elif watched:
+                    await on_watched(watched)
                 delay = RESUBSCRIBE_FIRST
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
@@ -311,7 +390,7 @@ class RedisNotices:
             log.exception("table notice failed")
 
     async def close(self) -> None:
-        for task in (self._task, self._resend_task):
+        for task in (self._task, self._resend_task, self._subscriber):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -29,14 +29,20 @@ TABLE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 class Rooms:
     """The room cache: table id -> `Room`. `on_load` sees every room just loaded (a bot
-    turn or a countdown in it may have lost its driver, a process that died)."""
+    turn or a countdown in it may have lost its driver, a process that died); `on_drop`
+    every room no longer served."""
 
     def __init__(
-        self, store: TableStore, settings: Settings, on_load: Callable[[Room], None]
+        self,
+        store: TableStore,
+        settings: Settings,
+        on_load: Callable[[Room], None],
+        on_drop: Callable[[Room], None],
     ) -> None:
         self.store = store
         self.settings = settings
         self.on_load = on_load
+        self.on_drop = on_drop
         self.served: dict[str, Room] = {}
         self._loading = asyncio.Lock()
 
@@ -64,6 +70,7 @@ class Rooms:
         room.evicted = True
         if self.served.get(room.id) is room:
             del self.served[room.id]
+            self.on_drop(room)
 
     def evict_idle(self) -> int:
         """Drop every room idle for `settings.room_idle_seconds`; returns how many.

@@ -14,7 +14,7 @@ import time
 
 import structlog
 
-from server.observability import ERRORS
+from server.observability import ERRORS, REMOTE_CHANGES
 from server.realtime.changes import TableChanges
 from server.realtime.presence import Presence
 
@@ -30,17 +30,54 @@ class Sync:
     def __init__(self, changes: TableChanges, presence: Presence) -> None:
         self.changes = changes
         self.presence = presence
+        # Tables being caught up now: table id -> the newest version heard of.
+        self.behind: dict[str, int] = {}
 
     async def on_remote_change(self, table_id: str, version: int) -> None:
-        """Another process changed a table: reload it if we serve it, and broadcast."""
+        """Another process changed a table: reload it if we serve it, and broadcast. The
+        reload runs beside the notices that follow (one table's slow read never holds up
+        another's), and notices heard while it runs are caught up in one more reload. A
+        room nothing here needs (no socket, bot, timer or change in progress: one a
+        request loaded) is dropped instead, and loaded afresh on its next use, so that a
+        process does not reload, move after move, tables whose sockets are elsewhere."""
         room = self.changes.rooms.served.get(table_id)
         if room is None:
             return
-        await self.changes.refresh(room, newer=version)
-        if room.shown_away():
-            # Another process marked away a seat one of our sockets holds (a race between
-            # its last socket closing and ours opening): the seat is present.
-            self.changes.in_background(self.presence.restore(room), "presence")
+        if room.idle_for(time.monotonic()) is not None:
+            self.changes.rooms.drop(room)
+            return
+        if room.listeners and version > room.version:
+            REMOTE_CHANGES.inc()
+        running = table_id in self.behind
+        self.behind[table_id] = max(version, self.behind.get(table_id, 0))
+        if not running:
+            self.changes.in_background(self.catch_up(table_id), "sync")
+
+    async def catch_up(self, table_id: str) -> None:
+        """Reload a table until it holds the newest version heard of (see
+        `on_remote_change`)."""
+        try:
+            while (version := self.behind.get(table_id)) is not None:
+                room = self.changes.rooms.served.get(table_id)
+                if room is None:
+                    return
+                await self.changes.refresh(room, newer=version)
+                if room.shown_away():
+                    # Another process marked away a seat one of our sockets holds (a race
+                    # between its last socket closing and ours opening): it is present.
+                    self.changes.in_background(self.presence.restore(room), "presence")
+                if self.behind.get(table_id) == version:
+                    return
+        finally:
+            self.behind.pop(table_id, None)
+
+    async def on_watched(self, table_ids: list[str]) -> None:
+        """Tables whose notices have just begun to arrive: catch up a change another
+        process made between loading them here and listening."""
+        for table_id, version in (await self.changes.store.versions(table_ids)).items():
+            room = self.changes.rooms.served.get(table_id)
+            if room is not None and version > room.version:
+                await self.on_remote_change(table_id, version)
 
     async def poll_while_deaf(self) -> None:
         """With several processes: while notices from the others cannot arrive, read the

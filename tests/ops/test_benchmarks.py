@@ -215,3 +215,25 @@ def test_load_uncommitted_what_if_appends_lone_moves_instead_of_committing_them(
     with contextlib.closing(sqlite3.connect(tmp_path / "what-if.db")) as database:
         logged = set(database.execute("SELECT game_id, seq FROM actions").fetchall())
     assert not logged & {(move["game_id"], move["seq"]) for move in moves}
+
+
+def test_load_compares_one_process_with_two_with_and_without_affinity(
+    tmp_path: Path, postgres_url: str, redis_url: str
+) -> None:
+    """`--compare`: one process, two with a table's sockets on one of them, two with each
+    socket on either; CPU summed over the processes and Redis, the share of moves that
+    crossed processes (none with affinity while no game ends), and the ratios to one."""
+    output = bench(
+        "load", "--compare", "--processes", "2", "--clients", "2", "--redis-url", redis_url,
+        "--tables", "4", "--rate", "40", "--seconds", "3", "--spectators", "0",
+        cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    names = re.search(r"^\s+one process\s+2, affinity\s+2, no affinity$", output, re.M)
+    assert names, output
+    crossing = re.search(r"^moves crossing processes\s+(\S+)\s+([\d.]+)\s+([\d.]+)$", output, re.M)
+    assert crossing and crossing[1] == "0.000", output
+    assert float(crossing[2]) == 0 < float(crossing[3]), output
+    assert re.search(r"^servers \+ Redis ms/move(\s+[\d.]+){3}$", output, re.M), output
+    assert re.search(r"^errors\s+0\s+0\s+0$", output, re.M), output
+    assert re.search(r"2, affinity against one: CPU per move \(servers \+ Redis\) [\d.]+x", output)
+    assert re.search(r"2, no affinity against one: .* p99 [\d.]+x", output)
