@@ -26,6 +26,7 @@ from server.engine import (
     Action,
     Bid,
     BidAction,
+    HandClaim,
     PlayAction,
     Rules,
     SideResult,
@@ -199,7 +200,8 @@ class StoredHand(TypedDict):
     """A finished hand as stored: the engine's `HandResult` (`deal` is each seat's dealt
     cards: the hand is over, so nothing here is hidden any more; `sides` each side's
     whole breakdown, docs/rules.md §8), the moves the turn timer made in it, and `plays`
-    every trick in order, for the hand's replay (null for hands stored before it was kept)."""
+    every trick in order, for the hand's replay (null for hands stored before it was kept);
+    `claim` the claim that ended the hand early (its tricks are not in `plays`), else null."""
 
     dealer: int | None
     bids: list[Bid | None]
@@ -208,6 +210,7 @@ class StoredHand(TypedDict):
     sides: list[SideResult]
     timer_moves: list[TimerMove]
     plays: list[TrickPlays] | None
+    claim: HandClaim | None
 
 
 class FinishedHand(StoredHand):

@@ -66,6 +66,13 @@
  */
 
 /**
+ * The seat about to lead claims every remaining trick (offered in ``legal`` only
+ * when it is sure to take them all, ``server.engine.claims``).
+ * @typedef {Object} ClaimAction
+ * @property {"claim"} type
+ */
+
+/**
  * @typedef {Hello|Act|Chat|Back|Ping|Hint} ClientMessage
  */
 
@@ -122,11 +129,22 @@
  * @property {Array<SideResult>} sides
  * @property {Array<TimerMove>} timer_moves
  * @property {Array<TrickPlays>|null} plays
+ * @property {HandClaim|null} claim
  * @property {number} hand
  */
 
 /**
- * A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``.
+ * A hand ended by a claim: the claimant, the cards it laid down, and the tricks
+ * credited to it without being played.
+ * @typedef {Object} HandClaim
+ * @property {number} seat
+ * @property {Array<string>} cards
+ * @property {number} tricks
+ */
+
+/**
+ * A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``;
+ * ``claim`` only when a claim ended it.
  * @typedef {Object} HandResult
  * @property {number} hand_number
  * @property {number} dealer
@@ -134,6 +152,7 @@
  * @property {Array<number>} tricks
  * @property {Array<SideResult>} sides
  * @property {Array<Array<string>>} deal
+ * @property {HandClaim} [claim]
  */
 
 /**
@@ -171,7 +190,7 @@
  * @property {"hint"} type
  * @property {string|number|null} id
  * @property {number} version
- * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} action
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction} action
  */
 
 /**
@@ -412,7 +431,7 @@
  * @property {number|null} winner
  * @property {number|null} seat
  * @property {Array<string>|null} hand
- * @property {Array<BidAction|PlayAction|PassAction|BlindNilAction|DrawAction>|Array<PassChoice>} legal
+ * @property {Array<BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction>|Array<PassChoice>} legal
  * @property {string|null} draw_card
  */
 

@@ -34,7 +34,7 @@ def hand_fields(
 ) -> StoredHand:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
-    `plays` every trick of the hand, for its replay."""
+    `plays` every trick of the hand, for its replay; `claim` the claim that ended it."""
     return {
         "dealer": result.get("dealer"),
         "bids": result["bids"],
@@ -43,6 +43,7 @@ def hand_fields(
         "sides": result["sides"],
         "timer_moves": timer_moves,
         "plays": plays,
+        "claim": result.get("claim"),
     }
 
 

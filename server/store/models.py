@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from server.engine import Action, Bid, GameState, SideResult, SideScore, TrickPlays
+from server.engine import Action, Bid, GameState, HandClaim, SideResult, SideScore, TrickPlays
 from server.engine.rules import RuleFields
 from server.protocol import TableStatus, TimerMove
 
@@ -141,6 +141,8 @@ class HandRow(Base):
     # Every trick of the hand in order, for the hand's replay (None for hands stored
     # before it was kept).
     plays: Mapped[list[TrickPlays] | None] = mapped_column(JSON)
+    # The claim that ended the hand early, if one did.
+    claim: Mapped[HandClaim | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):

@@ -367,6 +367,7 @@ class TableStore:
                     sides=row.sides,
                     timer_moves=row.timer_moves or [],
                     plays=row.plays,
+                    claim=row.claim,
                 )
                 for row in rows
             ]
