@@ -550,3 +550,23 @@ def test_deciding_a_claim_is_fast() -> None:
         spent = time.perf_counter() - started
         worst, total, count = max(worst, spent), total + spent, count + 1
     assert total / count < 0.001, total / count
+
+
+def test_the_offer_leaks_nothing_it_is_the_same_whatever_the_others_hold() -> None:
+    # The same claimant's hand and the same public play, the twelve other cards dealt
+    # in different ways among the other seats: the offer never differs.
+    rng = random.Random("claims:leak")
+    for mine in ("AS KS QS AH", "AS KS AH AD", "AS KS QS KH"):
+        rest = sorted(
+            (Counter(deck_codes(4, "standard")) - Counter(mine.split()))
+            - Counter(card for _, cards in FOLLOWED for card in cards.split())
+        )
+        offers = set()
+        for _ in range(12):
+            rng.shuffle(rest)
+            hands = {
+                0: mine,
+                **{seat: " ".join(rest[4 * (seat - 1) : 4 * seat]) for seat in (1, 2, 3)},
+            }
+            offers.add(CLAIM in followed(hands).legal(0))
+        assert len(offers) == 1, mine
