@@ -59,7 +59,8 @@ shuffles, the deal), ``scoring``.
 Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
 ``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
 ``pass`` (**private**: the cards a seat gave its partner), ``draw`` (seat only), ``bid``,
-``bid_raised``, ``play``, ``trick``, ``hand_scored``, ``game_over``. Only ``pass``
+``bid_raised``, ``play``, ``trick``, ``claim`` (the claimant's cards laid down, the
+tricks credited: ``server.engine.claims``), ``hand_scored``, ``game_over``. Only ``pass``
 carries hidden cards; ``hand_scored`` carries the finished hand's deal, which is public
 once the hand is over. The server broadcasts views, never raw events.
 """
