@@ -14,7 +14,7 @@ first, highest first, then each other suit highest first; while spades may not b
 (and it holds another suit), its other suits first and its trumps last. The others
 keep their best card of a suit to the end and discard anything else, so the claim fails
 in that layout exactly when one other seat ``o`` holding ``v[s]`` cards of each suit
-``s`` has (:func:`_violated`):
+``s`` has (:func:`breaks`):
 
 - in a suit the claimant holds, a card beating the claimant's ``j``-th highest card of
   it, with at least ``j`` cards of the suit (it follows the first ``j - 1`` leads low);
@@ -28,8 +28,10 @@ every count vector of every seat is tried, each one that breaks the claim checke
 layout of the rest of the cards (Hall's condition over the seats and suits), which makes
 the answer exact. With more tricks left the rest of the layout is not checked (a seat
 may take any of the cards it could hold), which can only miss a claim, never offer a
-wrong one. A claim is not offered on a first trick with its own rules (lowest club,
-forced lead).
+wrong one. The layout actually dealt is one of those layouts: checked first, it refuses
+most claims at once (a few microseconds), and since the full check would refuse them
+too, the answer still depends on the claimant's knowledge alone. A claim is not offered
+on a first trick with its own rules (lowest club, forced lead).
 
 Between identical cards (six players, two decks) the later one played wins when
 ``duplicate_later_wins``: an identical card then beats the claimant's.
@@ -48,12 +50,12 @@ False
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 from server.engine.auction import Auction
-from server.engine.cards import CLUBS, CODES, SPADES, CardOrder
+from server.engine.cards import CLUBS, CODES, INDEX, SPADES, CardOrder
 from server.engine.table import Table
 from server.engine.tricks import Tricks
 
@@ -84,13 +86,18 @@ def claim_holds(table: Table, tricks: Tricks, auction: Auction, seat: int) -> bo
         return False
     if tricks.number == 0 and (table.lowest_club_first or tricks.forced_lead is not None):
         return False
+    hand = tricks.hand(seat)
+    guard = table.rules.spades_broken_to_lead and not tricks.spades_broken
+    closed = guard and any(table.order.suit[card] != SPADES for card in hand)
+    if _fails_as_dealt(table, tricks, seat, closed):
+        return False
     seen = []
     if table.players == 2:
         seen = seen_draw_discards(auction.stock, auction.dealer, seat, auction.deal[seat])
     knowledge = seat_knowledge(
         table,
         seat,
-        tricks.hands,
+        hand,
         tricks.played,
         tricks.spades_broken,
         auction.passes.get(seat, []),
@@ -102,18 +109,18 @@ def claim_holds(table: Table, tricks: Tricks, auction: Auction, seat: int) -> bo
 def seat_knowledge(
     table: Table,
     seat: int,
-    hands: list[list[int]],
+    hand: list[int],
     played: list[tuple[int, int]],
     spades_broken: bool,
     passed: list[int],
     seen_discards: list[int],
 ) -> Knowledge:
-    """The claimant's knowledge at the start of a trick: ``played`` the cards of this
+    """The claimant's knowledge at the start of a trick: ``hand`` its cards, ``played``
+    the cards of this
     hand's finished tricks, ``passed`` the cards it gave its partner, ``seen_discards``
     the cards it saw and discarded in a two-player draw."""
     n = table.players
     suit = table.order.suit
-    hand = hands[seat]
     unseen = Counter(table.base_deck)
     unseen.subtract(hand)
     unseen.subtract(card for _, card in played)
@@ -222,27 +229,14 @@ class _Claim:
             return max(fixed, self.free_best[suit])
         return fixed
 
-    def _beats(self, power: int, mine: int) -> bool:
-        return power > mine or (self.later_wins and power == mine)
-
     def _violated(self, other: int, counts: tuple[int, ...]) -> bool:
         """Whether ``other``, holding ``counts`` cards of each suit (its best ones),
-        takes a trick from the claimant (see the module's docstring)."""
-        mine = self.mine
-        for suit in range(4):
-            held = counts[suit]
-            if not held or not mine[suit]:
-                continue
-            best = self._best(other, suit, held)
-            limit = min(held, len(mine[suit]))
-            if any(self._beats(best, mine[suit][j]) for j in range(limit)):
-                return True
-        trumps = counts[SPADES]
-        if not trumps:
-            return False
-        if self.knowledge.spades_closed:
-            return any(counts[suit] < len(mine[suit]) for suit in range(SPADES))
-        return trumps > len(mine[SPADES])
+        takes a trick from the claimant."""
+
+        def best(suit: int) -> int:
+            return self._best(other, suit, counts[suit])
+
+        return breaks(self.mine, counts, best, self.later_wins, self.knowledge.spades_closed)
 
     def _rest_fits(self, other: int, counts: tuple[int, ...]) -> bool:
         """Whether the seats but ``other`` can be dealt the rest of the unseen cards
@@ -260,6 +254,65 @@ class _Claim:
                 if sum(needs[seat] for seat in group) > sum(rest[s] for s in open_suits):
                     return False
         return knowledge.discards or sum(rest) == sum(needs.values())
+
+
+def breaks(
+    mine: list[list[int]],
+    counts: Sequence[int],
+    best: Callable[[int], int],
+    later_wins: bool,
+    closed: bool,
+) -> bool:
+    """Whether a seat holding ``counts`` cards of each suit, ``best(suit)`` the highest
+    power of a suit it holds, takes a trick from the claimant, whose powers by suit
+    (highest first) are ``mine`` (see the module's docstring); ``closed``: spades may
+    not be led yet and the claimant holds another suit."""
+    for suit in range(4):
+        held = counts[suit]
+        ours = mine[suit]
+        if held and ours:
+            # Its best card against the claimant's lowest it still guards (highest first).
+            low = ours[min(held, len(ours)) - 1]
+            top = best(suit)
+            if top > low or (later_wins and top == low):
+                return True
+    if not counts[SPADES]:
+        return False
+    if closed:
+        return any(counts[suit] < len(mine[suit]) for suit in range(SPADES))
+    return counts[SPADES] > len(mine[SPADES])
+
+
+def _fails_as_dealt(table: Table, tricks: Tricks, seat: int, closed: bool) -> bool:
+    """Whether the claim fails in the layout actually dealt (one of those the claimant
+    must allow for, so a quick and sure refusal: most positions end here)."""
+    power = _code_power(table.order)
+    by_suit = tricks.suit_codes
+    mine = [sorted([power[code] for code in codes], reverse=True) for codes in by_suit[seat]]
+    for other in range(table.players):
+        if other == seat:
+            continue
+        theirs = by_suit[other]
+        counts = [len(codes) for codes in theirs]
+
+        def best(suit: int, theirs: list[list[str]] = theirs) -> int:
+            return max([power[code] for code in theirs[suit]])
+
+        if breaks(mine, counts, best, table.later_wins, closed):
+            return True
+    return False
+
+
+_CODE_POWERS: dict[str, dict[str, int]] = {}
+
+
+def _code_power(order: CardOrder) -> dict[str, int]:
+    """Each card code's power under ``order``, made once per deck."""
+    powers = _CODE_POWERS.get(order.deck)
+    if powers is None:
+        powers = {code: order.power[index] for code, index in INDEX.items()}
+        _CODE_POWERS[order.deck] = powers
+    return powers
 
 
 def _count_vectors(low: list[int], high: list[int], total: int) -> Iterator[tuple[int, ...]]:
