@@ -116,9 +116,8 @@ def seat_knowledge(
     seen_discards: list[int],
 ) -> Knowledge:
     """The claimant's knowledge at the start of a trick: ``hand`` its cards, ``played``
-    the cards of this
-    hand's finished tricks, ``passed`` the cards it gave its partner, ``seen_discards``
-    the cards it saw and discarded in a two-player draw."""
+    the cards of this hand's finished tricks, ``passed`` the cards it gave its partner,
+    ``seen_discards`` the cards it saw and discarded in a two-player draw."""
     n = table.players
     suit = table.order.suit
     unseen = Counter(table.base_deck)
