@@ -271,6 +271,9 @@ class Game:
                 return []
         elif seat != self.seat_to_play:
             return []
+        if phase == "play" and tricks is not None:
+            # A seat given as another kind of int: the same answer as the common case.
+            return self.legal(int(seat))
         if phase == "bid":
             return [{"type": "bid", "bid": bid} for bid in self._auction.legal_bids(seat)]
         if phase == "blind":
