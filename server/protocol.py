@@ -26,6 +26,7 @@ from server.engine import (
     Action,
     Bid,
     BidAction,
+    HandClaim,
     PlayAction,
     Rules,
     SideResult,
@@ -226,7 +227,8 @@ class StoredHand(TypedDict):
     """A finished hand as stored: the engine's `HandResult` (`deal` is each seat's dealt
     cards: the hand is over, so nothing here is hidden any more; `sides` each side's
     whole breakdown, docs/rules.md §8), the moves the turn timer made in it, and `plays`
-    every trick in order, for the hand's replay (null for hands stored before it was kept)."""
+    every trick in order, for the hand's replay (null for hands stored before it was kept);
+    `claim` the claim that ended the hand early (its tricks are not in `plays`), else null."""
 
     dealer: int | None
     bids: list[Bid | None]
@@ -237,6 +239,8 @@ class StoredHand(TypedDict):
     plays: list[TrickPlays] | None
     # What proves the deal (docs/fairness.md); null for a hand not dealt from seeds.
     fairness: HandFairness | None
+    # The claim that ended the hand early, if one did.
+    claim: HandClaim | None
 
 
 class DealSeeds(TypedDict):

@@ -178,7 +178,10 @@ export function handResultWords(page, result, extras) {
   });
   const nils = result.sides.flatMap((side) => side.nil.map((nil) =>
     `${seatWords(page, nil.seat)}: ${nil.blind ? "blind nil" : "nil"} ${nil.made ? "made" : "failed"}, ${pointsWords(nil.points)}.`));
-  return [`Hand ${result.hand_number} scored.`, ...sides, ...nils].join(" ");
+  const claim = result.claim
+    ? [`${seatWords(page, result.claim.seat)} claimed the last ${plural(result.claim.tricks, "trick")}, showing ${result.claim.cards.map(cardWords).join(", ")}.`]
+    : [];
+  return [...claim, `Hand ${result.hand_number} scored.`, ...sides, ...nils].join(" ");
 }
 
 function gameOverWords(page) {
@@ -189,6 +192,10 @@ function gameOverWords(page) {
   const who = sideWords(page, winner);
   const verb = page.sides[winner].length > 1 || who === "You" ? "win" : "wins";
   return `Game over: ${who} ${verb} the game, ${scores}.`;
+}
+
+function mayClaim(view) {
+  return (view?.legal ?? []).some((action) => action.type === "claim");
 }
 
 /** What the game waits for: a new one after every move (a bid, a card, a draw). */
@@ -244,6 +251,9 @@ export function tableEvents(before, page, extras = () => []) {
   }
   const decisionBefore = !newGame && isMyTurn(before) && decision(was) === decision(now);
   if (isMyTurn(page) && !decisionBefore) events.push({ text: yourTurn(page), mine: true });
+  if (mayClaim(now) && !(decisionBefore && mayClaim(was))) {
+    events.push({ text: "You may claim the rest: every remaining trick is yours. Use the Claim the rest button, or play on.", mine: true });
+  }
   return events;
 }
 

@@ -1,5 +1,6 @@
 // The panel over the hand when the player must decide something other than a card:
-// the blind nil question, the card pass, the 2-player draw, and the bid. Buttons offer
+// the blind nil question, the card pass, the 2-player draw, the bid, and (beside the
+// cards, when the server offers it) claiming the rest of the tricks. Buttons offer
 // exactly the actions in the view's `legal` list; the one a hint chose is lit. Each
 // panel and button has a `key`, so a state that changes nothing in it leaves the
 // player's focus where it was.
@@ -145,6 +146,19 @@ function passPanel(page, act) {
     }, "Pass these cards"));
 }
 
+/**
+ * The claim, offered by the server only when every remaining trick is surely the
+ * player's (docs/rules.md §7.1): the cards stay playable below.
+ */
+function claimPanel(page, act) {
+  const left = page.view.hand?.length ?? 0;
+  return el("div", { key: "claim", class: "panel-inner claim", role: "group", "aria-label": "Claim" },
+    el("p", { class: "explain" },
+      `Every remaining trick is yours whatever the others hold: claim ${left === 1 ? "it" : `all ${left}`} and show your cards, or play on.`),
+    el("button", { type: "button", class: "claim-rest primary", onclick: () => act({ type: "claim" }) },
+      "Claim the rest"));
+}
+
 /** The decision panel for the viewer now, or null when there is none. */
 export function decisionPanel(page, act) {
   const view = page.view;
@@ -154,5 +168,6 @@ export function decisionPanel(page, act) {
   if (type === "blind_nil") return blindNilPanel(page, act);
   if (type === "draw") return drawPanel(page, act);
   if (type === "pass") return passPanel(page, act);
+  if (legalOf(view, "claim").length) return claimPanel(page, act);
   return null;
 }

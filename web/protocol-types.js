@@ -66,6 +66,13 @@
  */
 
 /**
+ * The seat about to lead claims every remaining trick (offered in ``legal`` only
+ * when it is sure to take them all, ``server.engine.claims``).
+ * @typedef {Object} ClaimAction
+ * @property {"claim"} type
+ */
+
+/**
  * @typedef {Hello|Act|Chat|Seed|Back|Ping|Hint|Review} ClientMessage
  */
 
@@ -257,7 +264,17 @@
  * @property {Array<TimerMove>} timer_moves
  * @property {Array<TrickPlays>|null} plays
  * @property {HandFairness|null} fairness
+ * @property {HandClaim|null} claim
  * @property {number} hand
+ */
+
+/**
+ * A hand ended by a claim: the claimant, the cards it laid down, and the tricks
+ * credited to it without being played.
+ * @typedef {Object} HandClaim
+ * @property {number} seat
+ * @property {Array<string>} cards
+ * @property {number} tricks
  */
 
 /**
@@ -271,7 +288,8 @@
  */
 
 /**
- * A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``.
+ * A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``;
+ * ``claim`` only when a claim ended it.
  * @typedef {Object} HandResult
  * @property {number} hand_number
  * @property {number} dealer
@@ -279,6 +297,7 @@
  * @property {Array<number>} tricks
  * @property {Array<SideResult>} sides
  * @property {Array<Array<string>>} deal
+ * @property {HandClaim} [claim]
  */
 
 /**
@@ -316,7 +335,7 @@
  * @property {"hint"} type
  * @property {string|number|null} id
  * @property {number} version
- * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} action
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction} action
  */
 
 /**
@@ -453,8 +472,8 @@
  * from the player's view at that moment.
  * @typedef {Object} ReviewChoice
  * @property {number} trick
- * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} action
- * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction} expert
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction} action
+ * @property {BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction} expert
  */
 
 /**
@@ -613,7 +632,7 @@
  * @property {number|null} winner
  * @property {number|null} seat
  * @property {Array<string>|null} hand
- * @property {Array<BidAction|PlayAction|PassAction|BlindNilAction|DrawAction>|Array<PassChoice>} legal
+ * @property {Array<BidAction|PlayAction|PassAction|BlindNilAction|DrawAction|ClaimAction>|Array<PassChoice>} legal
  * @property {string|null} draw_card
  */
 

@@ -45,6 +45,7 @@ function choiceWords(action) {
   if (action.type === "play") return cardWords(action.card);
   if (action.type === "bid") return `a bid of ${bidSaid(action.bid)}`;
   if (action.type === "blind_nil") return action.declare ? "blind nil" : "no blind nil";
+  if (action.type === "claim") return "to claim the rest";
   return action.type;
 }
 
@@ -163,15 +164,33 @@ export class HandReview {
             hand.dealer === seat ? el("span", { class: "chip dealer" }, "Dealer") : null),
           el("div", { class: "review-cards", role: "group", "aria-label": `${nameOf(seat)}'s cards` },
             sortHand(cards, { deck }).map((card, index) => keyed(cardFace(card), `${card}${index}`)))))),
+      hand.claim ? this.claimNote(page, hand.claim, deck) : null,
       this.scoreChange(page),
       this.adviceBox(page),
       el("p", { key: "said", class: "visually-hidden", "aria-live": "polite" }, this.stepWords(page, state.trick)));
   }
 
+  /**
+   * A hand a claim ended: who claimed how many tricks, with the cards laid down (the
+   * claimed tricks were not played, so the steps stop before them).
+   * @param {import('./protocol-types.js').HandClaim} claim
+   */
+  claimNote(page, claim, deck) {
+    const tricks = `${claim.tricks} trick${claim.tricks === 1 ? "" : "s"}`;
+    return el("div", { key: "claim", class: "review-claim", role: "note" },
+      el("p", {}, el("strong", {}, "Claimed: "), `${seatName(page, claim.seat)} claimed the last ${tricks} with these cards.`),
+      el("div", { class: "review-cards", role: "group", "aria-label": `Claimed with ${claim.cards.map(cardName).join(", ")}` },
+        sortHand(claim.cards, { deck }).map((card, index) => keyed(cardFace(card), `claim-${card}${index}`))));
+  }
+
   /** The step in words: "Trick 3 of 13: You led the five of hearts, ... Ann took it." */
   stepWords(page, trick) {
-    if (!trick) return `Hand ${this.hand.hand}: the deal.`;
-    return `Trick ${this.step} of ${this.steps}: ${playsWords(page, trick.cards)}. ${seatWords(page, trick.winner)} took it.`;
+    const claim = this.hand.claim;
+    const claimed = claim && this.step === this.steps
+      ? ` Then ${seatWords(page, claim.seat)} claimed the last ${claim.tricks === 1 ? "trick" : `${claim.tricks} tricks`}.`
+      : "";
+    if (!trick) return `Hand ${this.hand.hand}: the deal.${claimed}`;
+    return `Trick ${this.step} of ${this.steps}: ${playsWords(page, trick.cards)}. ${seatWords(page, trick.winner)} took it.${claimed}`;
   }
 
   trickBox(trick, nameOf) {

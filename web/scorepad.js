@@ -4,7 +4,7 @@
 // in place (dom.js), so its toggle keeps the focus and the history stays open and
 // scrolled where the player left it while states arrive.
 
-import { cardShort } from "/static/cards.js";
+import { cardFace, cardName, cardShort } from "/static/cards.js";
 import { el, patch, remembered } from "/static/dom.js";
 import { bagPenaltyWords } from "/static/rules.js";
 import { seatName, sideName } from "/static/seating.js";
@@ -185,7 +185,20 @@ export function handSummary(page, result) {
         sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
         el("span", { class: "muted" }, `score ${side.score}, ${side.bags} bag${side.bags === 1 ? "" : "s"}`));
     })),
-    nils.length ? el("ul", { class: "summary-nils" }, nils.map((line) => el("li", {}, line))) : null);
+    nils.length ? el("ul", { class: "summary-nils" }, nils.map((line) => el("li", {}, line))) : null,
+    result.claim ? claimLaidDown(page, result.claim) : null);
+}
+
+/**
+ * A claim's cards, laid down for everyone: who claimed how many tricks, and the cards.
+ * @param {object} page  @param {import('./protocol-types.js').HandClaim} claim
+ */
+function claimLaidDown(page, claim) {
+  const tricks = `${claim.tricks} trick${claim.tricks === 1 ? "" : "s"}`;
+  return el("div", { class: "claim-laid-down" },
+    el("p", {}, `${seatName(page, claim.seat)} claimed the last ${tricks}, showing:`),
+    el("div", { class: "claim-cards", role: "group", "aria-label": `Claimed with ${claim.cards.map(cardName).join(", ")}` },
+      claim.cards.map((card) => cardFace(card))));
 }
 
 /** Game over: the winner, the final scores, and (for seated players) the rematch button. */

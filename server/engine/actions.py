@@ -61,7 +61,11 @@ REFUSAL_CODES: tuple[str, ...] = (
     "must_follow_suit",  # a card of another suit while holding the led suit
     "spades_not_broken",  # a spade led before spades are broken
     "first_trick",  # the first trick's own rules (lowest club, forced lead)
+    "bad_claim",  # a claim not offered: not about to lead, or the tricks are not sure
 )
+
+# The play phase's other action: a claim has no field beside its type.
+CLAIM = "claim"
 
 
 class IllegalAction(ValueError):
@@ -94,21 +98,38 @@ def action_kind(
     if not isinstance(action, dict):
         raise IllegalAction("bad_action", "An action must be an object with a type")
     kind = action.get("type")
-    if not isinstance(kind, str) or kind not in ACTION_FIELDS:
+    if not isinstance(kind, str) or (kind not in ACTION_FIELDS and kind != CLAIM):
         raise IllegalAction(
-            "bad_action", f"Unknown action type; use one of {', '.join(ACTION_FIELDS)}"
+            "bad_action", f"Unknown action type; use one of {', '.join(ACTION_FIELDS)}, {CLAIM}"
         )
     if phase == "over":
         raise IllegalAction("game_over", "The game is over")
     if not on_turn:
         waiting = ", ".join(str(s) for s in turn)
         raise IllegalAction("not_your_turn", f"It is not your turn: waiting for seat {waiting}")
+    if kind == CLAIM:
+        if phase != "play":
+            raise IllegalAction("wrong_phase", f"It is time to {PHASE_WORDS[phase]}, not to claim")
+        if len(action) != 1:
+            raise IllegalAction("bad_action", 'A "claim" action has only "type"')
+        return kind, None
     if PHASE_ACTION[phase] != kind:
         raise IllegalAction("wrong_phase", f"It is time to {PHASE_WORDS[phase]}, not to {kind}")
     field = ACTION_FIELDS[kind]
     if len(action) != 2 or field not in action:
         raise IllegalAction("bad_action", f'A "{kind}" action has exactly "type" and "{field}"')
     return kind, action[field]
+
+
+def claim_refusal(leading: bool) -> IllegalAction:
+    """Why a claim was refused: the seat is not about to lead, or some layout of the
+    cards it has not seen, or some play of the others, would take a trick from it."""
+    if not leading:
+        return IllegalAction("bad_claim", "You may claim only when you are about to lead a trick")
+    return IllegalAction(
+        "bad_claim",
+        "You cannot claim: the cards you have not seen could still take a trick from you",
+    )
 
 
 def bad_seat(seat: object) -> IllegalAction:
@@ -201,6 +222,8 @@ def action_dict(entry: LogEntry) -> Action:
         return {"type": "blind_nil", "declare": value}
     if kind == "draw" and isinstance(value, bool):
         return {"type": "draw", "keep": value}
+    if kind == CLAIM:
+        return {"type": "claim"}
     raise ValueError(f"not a logged action: {entry!r}")
 
 
@@ -216,6 +239,8 @@ def logged_action(seat: int, action: Action) -> LogEntry:
         return seat, "blind_nil", action["declare"]
     if action["type"] == "draw":
         return seat, "draw", action["keep"]
+    if action["type"] == CLAIM:
+        return seat, CLAIM, True
     raise ValueError(f"not an action: {action!r}")
 
 

@@ -59,7 +59,8 @@ shuffles, the deal), ``scoring``.
 Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
 ``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
 ``pass`` (**private**: the cards a seat gave its partner), ``draw`` (seat only), ``bid``,
-``bid_raised``, ``play``, ``trick``, ``hand_scored``, ``game_over``. Only ``pass``
+``bid_raised``, ``play``, ``trick``, ``claim`` (the claimant's cards laid down, the
+tricks credited: ``server.engine.claims``), ``hand_scored``, ``game_over``. Only ``pass``
 carries hidden cards; ``hand_scored`` carries the finished hand's deal, which is public
 once the hand is over. The server broadcasts views, never raw events.
 """
@@ -79,10 +80,12 @@ from server.engine.actions import (
     checked_bool,
     checked_code,
     checked_pass,
+    claim_refusal,
     pass_actions,
 )
 from server.engine.auction import Auction
 from server.engine.cards import INDEX, CardOrder, Taken
+from server.engine.claims import claim_holds
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
 from server.engine.rules import Rules
@@ -94,6 +97,7 @@ from server.engine.shapes import (
     CurrentState,
     Event,
     GameState,
+    HandClaim,
     HandResult,
     Phase,
     SideScore,
@@ -129,6 +133,9 @@ class Game:
     # The current hand's phases: its auction, and its tricks once play has started.
     _auction: Auction
     _tricks: Tricks | None
+    # Whether the seat about to lead may claim, as ``(hand_number, trick_number, answer)``:
+    # worked out once per trick, however many views ask.
+    _claim: tuple[int, int, bool] | None
 
     def __init__(
         self,
@@ -168,6 +175,7 @@ class Game:
         self.dealer = (dealer - 1) % players
         # The last trick of the hands before this one (the view's until this hand's first).
         self._last_trick: Taken | None = None
+        self._claim = None
         self._start_hand(None)
 
     # ----------------------------------------------------------------- public reading
@@ -263,7 +271,10 @@ class Game:
             codes = tricks.legal_codes
             if codes is None:
                 codes = tricks.legal_code_list(seat)
-            return [{"type": "play", "card": code} for code in codes]
+            actions: list[Action] = [{"type": "play", "card": code} for code in codes]
+            if not tricks.trick and self._may_claim(tricks):
+                actions.append({"type": "claim"})
+            return actions
         if not self._is_seat(seat):
             return []
         if phase == "pass" or phase == "over":
@@ -272,7 +283,8 @@ class Game:
         elif seat != self.seat_to_play:
             return []
         if phase == "play" and tricks is not None:
-            return [{"type": "play", "card": code} for code in tricks.legal_code_list(seat)]
+            # A seat given as another kind of int: the same answer as the common case.
+            return self.legal(int(seat))
         if phase == "bid":
             return [{"type": "bid", "bid": bid} for bid in self._auction.legal_bids(seat)]
         if phase == "blind":
@@ -349,6 +361,12 @@ class Game:
         on_turn = seat == self.seat_to_play if phase != "pass" else seat in self.turn
         # The seats on turn only name who is awaited in a refusal.
         kind, value = action_kind(phase, on_turn, () if on_turn else self.turn, action)
+        if kind == "claim":
+            tricks = self._tricks
+            assert tricks is not None
+            if tricks.trick or not self._may_claim(tricks):
+                raise claim_refusal(leading=not tricks.trick)
+            return self._claim_rest(seat, tricks)
         if kind == "play":
             tricks = self._tricks
             assert tricks is not None
@@ -396,6 +414,26 @@ class Game:
                     self._finish_hand(None)
                 return
         self.act(seat, {"type": "play", "card": card})
+
+    def _may_claim(self, tricks: Tricks) -> bool:
+        """Whether the seat on lead may claim now (``server.engine.claims``), once per
+        trick."""
+        known = self._claim
+        if known is not None and known[0] == self.hand_number and known[1] == tricks.number:
+            return known[2]
+        answer = claim_holds(self._table, tricks, self._auction, self.seat_to_play)
+        self._claim = (self.hand_number, tricks.number, answer)
+        return answer
+
+    def _claim_rest(self, seat: int, tricks: Tricks) -> list[Event]:
+        """``seat``'s checked claim: its cards laid down, the rest of the tricks its own,
+        the hand scored."""
+        cards = self._table.order.sorted_codes(tricks.hand(seat))
+        claim: HandClaim = {"seat": seat, "cards": cards, "tricks": tricks.claim(seat)}
+        self._log.append((seat, "claim", True))
+        events: list[Event] = [{"type": "claim", **claim}]
+        self._finish_hand(events, claim)
+        return events
 
     # ------------------------------------------------------------------- viewing
 
@@ -575,6 +613,7 @@ class Game:
         game.seat_to_play = saved.seat_to_play
         game._auction = saved.auction
         game._tricks = saved.tricks
+        game._claim = None
         return game
 
     # ------------------------------------------------------------------ from hand to hand
@@ -612,11 +651,12 @@ class Game:
         self.phase = "play"
         self.seat_to_play = leader
 
-    def _finish_hand(self, events: list[Event] | None) -> None:
-        """Score the hand whose last trick was just taken; then the next hand, or the end."""
+    def _finish_hand(self, events: list[Event] | None, claim: HandClaim | None = None) -> None:
+        """Score the hand whose last trick was just taken, or that ``claim`` ended; then
+        the next hand, or the end."""
         rules = self.rules
         tricks = self._tricks
-        assert tricks is not None and tricks.last_trick is not None
+        assert tricks is not None
         auction = self._auction
         # Every seat has bid by the last trick.
         sides = score_sides(rules, final_bids(auction.bids), tricks.tricks_won, self.scores)
@@ -629,10 +669,18 @@ class Game:
             "sides": sides,
             "deal": auction.deal,
         }
+        if claim is not None:
+            result["claim"] = claim
         self.hand_results.append(result)
         # `played` is a new list each hand: kept as it is, the dicts made only when asked.
         self._last_trick = tricks.last_trick
-        self._hands_played = {self.hand_number: (tricks.played, tricks.last_trick[1])}
+        if claim is not None:
+            # The claimant leads: it took the last trick played, if any.
+            taker = claim["seat"]
+        else:
+            assert tricks.last_trick is not None
+            taker = tricks.last_trick[1]
+        self._hands_played = {self.hand_number: (tricks.played, taker)}
         if events is not None:
             events.append({"type": "hand_scored", **copy_result(result)})
         self.winner = game_winner(rules, sides)

@@ -63,7 +63,15 @@ class DrawAction(TypedDict):
     keep: bool
 
 
-Action = BidAction | PlayAction | PassAction | BlindNilAction | DrawAction
+@final
+class ClaimAction(TypedDict):
+    """The seat about to lead claims every remaining trick (offered in ``legal`` only
+    when it is sure to take them all, ``server.engine.claims``)."""
+
+    type: Literal["claim"]
+
+
+Action = BidAction | PlayAction | PassAction | BlindNilAction | DrawAction | ClaimAction
 
 
 @final
@@ -109,8 +117,17 @@ class SideResult(TypedDict):
     all_tricks: bool
 
 
-class HandResult(TypedDict):
-    """A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``."""
+class HandClaim(TypedDict):
+    """A hand ended by a claim: the claimant, the cards it laid down, and the tricks
+    credited to it without being played."""
+
+    seat: int
+    cards: list[str]
+    tricks: int
+
+
+class HandSummary(TypedDict):
+    """The keys of every finished hand."""
 
     hand_number: int
     dealer: int
@@ -118,6 +135,13 @@ class HandResult(TypedDict):
     tricks: list[int]
     sides: list[SideResult]
     deal: list[list[str]]
+
+
+class HandResult(HandSummary, total=False):
+    """A finished hand: ``Game.hand_results`` entries and a view's ``last_hand``;
+    ``claim`` only when a claim ended it."""
+
+    claim: HandClaim
 
 
 # ------------------------------------------------------------------------- views
@@ -243,6 +267,10 @@ class TrickEvent(TypedDict):
     number: int
 
 
+class ClaimEvent(HandClaim):
+    type: Literal["claim"]
+
+
 class HandScoredEvent(HandResult):
     type: Literal["hand_scored"]
 
@@ -262,6 +290,7 @@ Event = (
     | BidEvent
     | PlayEvent
     | TrickEvent
+    | ClaimEvent
     | HandScoredEvent
     | GameOverEvent
 )

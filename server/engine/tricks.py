@@ -226,6 +226,22 @@ class Tricks:
             self.forced_lead if first else None,
         )
 
+    def claim(self, seat: int) -> int:
+        """End the hand by ``seat``'s claim (checked by the game): every remaining trick
+        is credited to it and every hand is emptied; return the tricks credited."""
+        left = self.hand_size - self.number
+        self.tricks_won[seat] += left
+        for codes in self.hand_codes:
+            codes.clear()
+        for by_suit in self.suit_codes:
+            for codes in by_suit:
+                codes.clear()
+        self._fresh = False
+        self.number = self.hand_size
+        self.over = True
+        self.legal_codes = None
+        return left
+
     # ------------------------------------------------------------------- playing
 
     def play_card(self, seat: int, card: int, code: str, events: list[Event] | None) -> int:

@@ -129,7 +129,7 @@ def seat_cards(cards: Sequence[tuple[int, int]]) -> list[SeatCard]:
 
 def copy_result(result: HandResult) -> HandResult:
     """A copy of a hand summary that shares nothing mutable with the original."""
-    return {
+    copy: HandResult = {
         **result,
         "bids": list(result["bids"]),
         "tricks": list(result["tricks"]),
@@ -139,3 +139,7 @@ def copy_result(result: HandResult) -> HandResult:
         ],
         "deal": [list(cards) for cards in result["deal"]],
     }
+    claim = result.get("claim")
+    if claim is not None:
+        copy["claim"] = {**claim, "cards": list(claim["cards"])}
+    return copy

@@ -38,7 +38,8 @@ def hand_fields(
 ) -> StoredHand:
     """One engine hand summary as a `hands` row. `sides` keeps the engine's whole
     breakdown (points, score, bags after the hand, contract, taken, bag penalty, nils);
-    `plays` every trick of the hand, for its replay; `fairness` what proves its deal."""
+    `plays` every trick of the hand, for its replay; `fairness` what proves its deal;
+    `claim` the claim that ended it."""
     return {
         "dealer": result.get("dealer"),
         "bids": result["bids"],
@@ -48,6 +49,7 @@ def hand_fields(
         "timer_moves": timer_moves,
         "plays": plays,
         "fairness": fairness,
+        "claim": result.get("claim"),
     }
 
 

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from server.engine import Action, Bid, GameState, SideResult, SideScore, TrickPlays
+from server.engine import Action, Bid, GameState, HandClaim, SideResult, SideScore, TrickPlays
 from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
 from server.protocol import ClubSide, DealSeeds, TableStatus, TimerMove
@@ -150,6 +150,8 @@ class HandRow(Base):
     # What proves the hand's deal: its server seed, revealed, and the seeds and deck
     # (None for a hand not dealt from seeds).
     fairness: Mapped[HandFairness | None] = mapped_column(JSON)
+    # The claim that ended the hand early, if one did.
+    claim: Mapped[HandClaim | None] = mapped_column(JSON)
 
 
 class ActionRow(Base):

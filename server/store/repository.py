@@ -374,6 +374,7 @@ class TableStore:
                     timer_moves=row.timer_moves or [],
                     plays=row.plays,
                     fairness=row.fairness,
+                    claim=row.claim,
                 )
                 for row in rows
             ]

@@ -83,7 +83,10 @@ def test_spades_cannot_lead_until_broken():
 def test_spades_may_lead_when_the_leader_holds_only_spades():
     game = stacked_game(STANDARD, SUIT_HANDS)
     bid_all(game, dict.fromkeys(range(4), 3))
-    assert len(game.legal(0)) == 13
+    # Every spade may be led (and, holding them all, seat 0 may claim the rest).
+    assert game.legal(0) == [{"type": "play", "card": f"{rank}S"} for rank in "23456789TJQKA"] + [
+        {"type": "claim"}
+    ]
     play(game, 0, "2S")
     assert game.view(None)["spades_broken"]
 

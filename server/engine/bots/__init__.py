@@ -73,7 +73,9 @@ def choose_action(
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
-    legal: list[LegalAction] = list(view.get("legal") or [])
+    # Bots never claim: they play the tricks out (a claim offered is a sure thing
+    # either way, and playing on shows the others every card as it falls).
+    legal: list[LegalAction] = [a for a in view.get("legal") or [] if a["type"] != "claim"]
     if not legal:
         raise ValueError("nothing to do: the view offers no legal action")
     only = legal[0]

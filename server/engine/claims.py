@@ -1,0 +1,327 @@
+"""Claims: whether the seat about to lead is sure to take every remaining trick.
+
+A claim holds when, for every layout of the cards the claimant has not seen that fits
+what it knows (each other seat holds as many cards as it does; a seat that failed to
+follow a led suit holds none of it; cards the claimant passed stay in its partner's hand
+unless played; with two players, unseen cards may also lie among the discards), the
+claimant takes every remaining trick whatever the others play. Every other seat, the
+partner too, is treated as an adversary. It is decided only from the claimant's own
+knowledge, so offering it tells nobody anything.
+
+Taking every trick means leading every trick, so each of the claimant's cards must win
+when led. For one layout seen whole, the claimant's best order is fixed: its trumps
+first, highest first, then each other suit highest first; while spades may not be led
+(and it holds another suit), its other suits first and its trumps last. The others
+keep their best card of a suit to the end and discard anything else, so the claim fails
+in that layout exactly when one other seat ``o`` holding ``v[s]`` cards of each suit
+``s`` has (:func:`breaks`):
+
+- in a suit the claimant holds, a card beating the claimant's ``j``-th highest card of
+  it, with at least ``j`` cards of the suit (it follows the first ``j - 1`` leads low);
+- ``T`` trumps, one beating the claimant's ``T``-th highest trump; or more trumps than
+  the claimant when trumps are drawn first; or, when they come last, any trump and fewer
+  cards than the claimant of some suit it leads (it ruffs).
+
+So the claim holds when no seat can be dealt such a ``v`` in any layout. That depends on
+each other seat's count of cards per suit, which are few: with 4 tricks or fewer left
+every count vector of every seat is tried, each one that breaks the claim checked for a
+layout of the rest of the cards (Hall's condition over the seats and suits), which makes
+the answer exact. With more tricks left the rest of the layout is not checked (a seat
+may take any of the cards it could hold), which can only miss a claim, never offer a
+wrong one. The layout actually dealt is one of those layouts: checked first, it refuses
+most claims at once (a few microseconds), and since the full check would refuse them
+too, the answer still depends on the claimant's knowledge alone. A claim is not offered
+on a first trick with its own rules (lowest club, forced lead).
+
+Between identical cards (six players, two decks) the later one played wins when
+``duplicate_later_wins``: an identical card then beats the claimant's.
+
+>>> from server.engine.cards import INDEX, card_order
+>>> order = card_order("standard")
+>>> def two_others(hand: str, unseen: str) -> Knowledge:
+...     cards = [[INDEX[code] for code in codes.split()] for codes in (hand, unseen)]
+...     return Knowledge(*cards, [{}, {}], [set(), set()], False, False)
+>>> holds(two_others("AS KS AH", "QS 2H 3H 2C 3C 4C"), order, later_wins=False)
+True
+>>> holds(two_others("AS KS QH", "AH 2H 3H 2C 3C 4C"), order, later_wins=False)
+False
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from server.engine.auction import Auction
+from server.engine.cards import CLUBS, CODES, INDEX, SPADES, CardOrder
+from server.engine.table import Table
+from server.engine.tricks import Tricks
+
+# Up to this many tricks left the decision is exact (every layout of the rest checked).
+EXACT_TRICKS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What the claimant knows, as engine ints: its ``hand``; ``unseen`` the cards it has
+    not seen (with repeats for identical cards); for each other seat in seat order, the
+    cards it surely holds (``fixed``: card -> count) and the suits it has shown void in
+    (``voids``); ``discards`` whether unseen cards may lie outside every hand (two
+    players); ``spades_closed`` whether the claimant may not lead a spade yet and holds
+    another suit."""
+
+    hand: list[int]
+    unseen: list[int]
+    fixed: list[dict[int, int]]
+    voids: list[set[int]]
+    discards: bool
+    spades_closed: bool
+
+
+def claim_holds(table: Table, tricks: Tricks, auction: Auction, seat: int) -> bool:
+    """Whether ``seat``, about to lead a trick of this hand, may claim the rest."""
+    if tricks.over or tricks.trick:
+        return False
+    if tricks.number == 0 and (table.lowest_club_first or tricks.forced_lead is not None):
+        return False
+    hand = tricks.hand(seat)
+    guard = table.rules.spades_broken_to_lead and not tricks.spades_broken
+    closed = guard and any(table.order.suit[card] != SPADES for card in hand)
+    if _fails_as_dealt(table, tricks, seat, closed):
+        return False
+    seen = []
+    if table.players == 2:
+        seen = seen_draw_discards(auction.stock, auction.dealer, seat, auction.deal[seat])
+    knowledge = seat_knowledge(
+        table,
+        seat,
+        hand,
+        tricks.played,
+        tricks.spades_broken,
+        auction.passes.get(seat, []),
+        seen,
+    )
+    return holds(knowledge, table.order, table.later_wins)
+
+
+def seat_knowledge(
+    table: Table,
+    seat: int,
+    hand: list[int],
+    played: list[tuple[int, int]],
+    spades_broken: bool,
+    passed: list[int],
+    seen_discards: list[int],
+) -> Knowledge:
+    """The claimant's knowledge at the start of a trick: ``hand`` its cards, ``played``
+    the cards of this hand's finished tricks, ``passed`` the cards it gave its partner,
+    ``seen_discards`` the cards it saw and discarded in a two-player draw."""
+    n = table.players
+    suit = table.order.suit
+    unseen = Counter(table.base_deck)
+    unseen.subtract(hand)
+    unseen.subtract(card for _, card in played)
+    unseen.subtract(seen_discards)
+    others = [other for other in range(n) if other != seat]
+    voids: dict[int, set[int]] = {other: set() for other in others}
+    for start in range(0, len(played), n):
+        trick = played[start : start + n]
+        first_club_trick = start == 0 and table.lowest_club_first
+        led = CLUBS if first_club_trick else suit[trick[0][1]]
+        for player, card in trick if first_club_trick else trick[1:]:
+            if suit[card] != led and player != seat:
+                voids[player].add(led)
+    fixed: dict[int, dict[int, int]] = {other: {} for other in others}
+    partner = table.partner_of[seat]
+    if partner is not None and passed:
+        gone = Counter(card for player, card in played if player == partner)
+        for card, count in Counter(passed).items():
+            if count > gone[card]:
+                fixed[partner][card] = count - gone[card]
+    guard = table.rules.spades_broken_to_lead and not spades_broken
+    return Knowledge(
+        hand=list(hand),
+        unseen=list(unseen.elements()),
+        fixed=[fixed[other] for other in others],
+        voids=[voids[other] for other in others],
+        discards=n == 2,
+        spades_closed=guard and any(suit[card] != SPADES for card in hand),
+    )
+
+
+def holds(knowledge: Knowledge, order: CardOrder, later_wins: bool) -> bool:
+    """Whether the claim holds (exactly with ``EXACT_TRICKS`` or fewer tricks left;
+    with more, true only when it surely holds)."""
+    return _Claim(knowledge, order, later_wins).holds()
+
+
+def seen_draw_discards(stock: list[int], dealer: int, seat: int, kept: list[str]) -> list[int]:
+    """The cards ``seat`` saw on top of a two-player stock and discarded: each of its
+    turns shows it the top card, which it keeps (then in ``kept``, its hand's codes when
+    bidding began) or discards."""
+    return [
+        stock[2 * turn]
+        for turn in range(len(stock) // 2)
+        if (dealer + 1 + turn) % 2 == seat and CODES[stock[2 * turn]] not in kept
+    ]
+
+
+class _Claim:
+    """One claim decision: the claimant's cards by suit and the others' possible cards."""
+
+    def __init__(self, knowledge: Knowledge, order: CardOrder, later_wins: bool) -> None:
+        self.knowledge = knowledge
+        self.size = len(knowledge.hand)
+        self.later_wins = later_wins
+        suit, power = order.suit, order.power
+        # The claimant's powers by suit, highest first.
+        self.mine: list[list[int]] = [[], [], [], []]
+        for card in knowledge.hand:
+            self.mine[suit[card]].append(power[card])
+        for powers in self.mine:
+            powers.sort(reverse=True)
+        # Unseen cards whose place is not known, by suit: their count and powers.
+        free = Counter(knowledge.unseen)
+        for cards in knowledge.fixed:
+            free.subtract(cards)
+        self.free_count = [0, 0, 0, 0]
+        self.free_best = [-1, -1, -1, -1]
+        for card, count in free.items():
+            if count > 0:
+                self.free_count[suit[card]] += count
+                self.free_best[suit[card]] = max(self.free_best[suit[card]], power[card])
+        self.fixed_count: list[list[int]] = []
+        self.fixed_best: list[list[int]] = []
+        for cards in knowledge.fixed:
+            counts, best = [0, 0, 0, 0], [-1, -1, -1, -1]
+            for card, count in cards.items():
+                counts[suit[card]] += count
+                best[suit[card]] = max(best[suit[card]], power[card])
+            self.fixed_count.append(counts)
+            self.fixed_best.append(best)
+        self.others = range(len(knowledge.fixed))
+
+    # ------------------------------------------------------------------ the decision
+
+    def holds(self) -> bool:
+        exact = self.size <= EXACT_TRICKS
+        for other in self.others:
+            low, high = self._bounds(other)
+            for counts in _count_vectors(low, high, self.size):
+                if self._violated(other, counts) and (not exact or self._rest_fits(other, counts)):
+                    return False
+        return True
+
+    def _bounds(self, other: int) -> tuple[list[int], list[int]]:
+        """The fewest and most cards of each suit ``other`` may hold."""
+        low = self.fixed_count[other]
+        voids = self.knowledge.voids[other]
+        high = [low[s] + (0 if s in voids else self.free_count[s]) for s in range(4)]
+        return low, high
+
+    def _best(self, other: int, suit: int, count: int) -> int:
+        """The highest power ``other`` can hold in ``suit`` with ``count`` cards of it."""
+        fixed = self.fixed_best[other][suit]
+        if count > self.fixed_count[other][suit]:
+            return max(fixed, self.free_best[suit])
+        return fixed
+
+    def _violated(self, other: int, counts: tuple[int, ...]) -> bool:
+        """Whether ``other``, holding ``counts`` cards of each suit (its best ones),
+        takes a trick from the claimant."""
+
+        def best(suit: int) -> int:
+            return self._best(other, suit, counts[suit])
+
+        return breaks(self.mine, counts, best, self.later_wins, self.knowledge.spades_closed)
+
+    def _rest_fits(self, other: int, counts: tuple[int, ...]) -> bool:
+        """Whether the seats but ``other`` can be dealt the rest of the unseen cards
+        (Hall's condition: every group of seats can be filled from the suits one of
+        them may hold)."""
+        knowledge = self.knowledge
+        rest = [self.free_count[s] - (counts[s] - self.fixed_count[other][s]) for s in range(4)]
+        seats = [seat for seat in self.others if seat != other]
+        needs = {seat: self.size - sum(self.fixed_count[seat]) for seat in seats}
+        for size in range(1, len(seats) + 1):
+            for group in combinations(seats, size):
+                open_suits = {
+                    s for s in range(4) for seat in group if s not in knowledge.voids[seat]
+                }
+                if sum(needs[seat] for seat in group) > sum(rest[s] for s in open_suits):
+                    return False
+        return knowledge.discards or sum(rest) == sum(needs.values())
+
+
+def breaks(
+    mine: list[list[int]],
+    counts: Sequence[int],
+    best: Callable[[int], int],
+    later_wins: bool,
+    closed: bool,
+) -> bool:
+    """Whether a seat holding ``counts`` cards of each suit, ``best(suit)`` the highest
+    power of a suit it holds, takes a trick from the claimant, whose powers by suit
+    (highest first) are ``mine`` (see the module's docstring); ``closed``: spades may
+    not be led yet and the claimant holds another suit."""
+    for suit in range(4):
+        held = counts[suit]
+        ours = mine[suit]
+        if held and ours:
+            # Its best card against the claimant's lowest it still guards (highest first).
+            low = ours[min(held, len(ours)) - 1]
+            top = best(suit)
+            if top > low or (later_wins and top == low):
+                return True
+    if not counts[SPADES]:
+        return False
+    if closed:
+        return any(counts[suit] < len(mine[suit]) for suit in range(SPADES))
+    return counts[SPADES] > len(mine[SPADES])
+
+
+def _fails_as_dealt(table: Table, tricks: Tricks, seat: int, closed: bool) -> bool:
+    """Whether the claim fails in the layout actually dealt (one of those the claimant
+    must allow for, so a quick and sure refusal: most positions end here)."""
+    power = _code_power(table.order)
+    by_suit = tricks.suit_codes
+    mine = [sorted([power[code] for code in codes], reverse=True) for codes in by_suit[seat]]
+    for other in range(table.players):
+        if other == seat:
+            continue
+        theirs = by_suit[other]
+        counts = [len(codes) for codes in theirs]
+
+        def best(suit: int, theirs: list[list[str]] = theirs) -> int:
+            return max([power[code] for code in theirs[suit]])
+
+        if breaks(mine, counts, best, table.later_wins, closed):
+            return True
+    return False
+
+
+_CODE_POWERS: dict[str, dict[str, int]] = {}
+
+
+def _code_power(order: CardOrder) -> dict[str, int]:
+    """Each card code's power under ``order``, made once per deck."""
+    powers = _CODE_POWERS.get(order.deck)
+    if powers is None:
+        powers = {code: order.power[index] for code, index in INDEX.items()}
+        _CODE_POWERS[order.deck] = powers
+    return powers
+
+
+def _count_vectors(low: list[int], high: list[int], total: int) -> Iterator[tuple[int, ...]]:
+    """Every ``(clubs, diamonds, hearts, spades)`` count within the bounds adding up to
+    ``total``."""
+    for clubs in range(low[0], high[0] + 1):
+        for diamonds in range(low[1], high[1] + 1):
+            for hearts in range(low[2], high[2] + 1):
+                spades = total - clubs - diamonds - hearts
+                if spades < low[3]:
+                    break
+                if spades <= high[3]:
+                    yield clubs, diamonds, hearts, spades
