@@ -61,6 +61,8 @@ from server.engine.tricks import Tricks
 
 # Up to this many tricks left the decision is exact (every layout of the rest checked).
 EXACT_TRICKS = 4
+# The order the quick refusal looks at the suits in: trumps first, most often decisive.
+SUIT_CHECKS = (SPADES, *range(SPADES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +88,13 @@ def claim_holds(table: Table, tricks: Tricks, auction: Auction, seat: int) -> bo
         return False
     if tricks.number == 0 and (table.lowest_club_first or tricks.forced_lead is not None):
         return False
+    if _outranked(table, tricks, seat):
+        return False
     hand = tricks.hand(seat)
     guard = table.rules.spades_broken_to_lead and not tricks.spades_broken
     closed = guard and any(table.order.suit[card] != SPADES for card in hand)
+    if not closed and table.players != 2 and _sure(table, tricks, seat):
+        return True
     if _fails_as_dealt(table, tricks, seat, closed):
         return False
     seen = []
@@ -280,6 +286,57 @@ def breaks(
     if closed:
         return any(counts[suit] < len(mine[suit]) for suit in range(SPADES))
     return counts[SPADES] > len(mine[SPADES])
+
+
+def _outranked(table: Table, tricks: Tricks, seat: int) -> bool:
+    """Whether, as dealt, another seat holds a card beating the claimant's best of a suit
+    it holds, or any trump while the claimant holds none: the first rule of
+    :func:`breaks` alone, the cheapest sure refusal (most positions end here, most of
+    them at the trumps, looked at first)."""
+    get = _code_power(table.order).__getitem__
+    by_seat = tricks.suit_codes
+    mine = by_seat[seat]
+    others = [by_suit for other, by_suit in enumerate(by_seat) if other != seat]
+    later_wins = table.later_wins
+    for suit in SUIT_CHECKS:
+        held = mine[suit]
+        if not held:
+            if suit == SPADES and any(by_suit[SPADES] for by_suit in others):
+                return True
+            continue
+        top = max(map(get, held))
+        for by_suit in others:
+            codes = by_suit[suit]
+            if codes:
+                theirs = max(map(get, codes))
+                if theirs > top or (later_wins and theirs == top):
+                    return True
+    return False
+
+
+def _sure(table: Table, tricks: Tricks, seat: int) -> bool:
+    """Whether the claim holds by the plainest proof, trumps first: in each suit the
+    claimant holds, every card it has not seen is below its lowest, and it holds at least
+    as many trumps as it has not seen (so leading them draws every other seat's). Every
+    card is dealt (not with two players, whose stock hides some), so the cards it has not
+    seen are exactly the other seats' together: the proof reads nothing it does not know.
+    Spades must be free to lead (the caller checks)."""
+    get = _code_power(table.order).__getitem__
+    by_seat = tricks.suit_codes
+    mine = by_seat[seat]
+    later_wins = table.later_wins
+    unseen_trumps = 0
+    for other, by_suit in enumerate(by_seat):
+        if other == seat:
+            continue
+        unseen_trumps += len(by_suit[SPADES])
+        for suit, codes in enumerate(by_suit):
+            if not codes or not mine[suit]:
+                continue
+            low, theirs = min(map(get, mine[suit])), max(map(get, codes))
+            if theirs > low or (later_wins and theirs == low):
+                return False
+    return unseen_trumps <= len(mine[SPADES])
 
 
 def _fails_as_dealt(table: Table, tricks: Tricks, seat: int, closed: bool) -> bool:
