@@ -4,6 +4,7 @@ one process reaches the sockets of the other."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots, take_seats
 from server.realtime.pubsub import BOT_CLAIM_KEY, TABLE_CHANNEL
 from server.store.db import create_engine, migrate
+from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.realtime.players import TableClient, create_table
 
 pytestmark = pytest.mark.slow
@@ -205,15 +207,33 @@ async def rooms_loaded(server: LiveServer) -> float:
     return metrics.counters(samples, "spades_rooms_loaded").get("", 0.0)
 
 
+@pytest.fixture
+def own_postgres_url(postgres_url: str) -> Iterator[str]:
+    """A migrated PostgreSQL database of this test's own: the session's holds other tests'
+    unfinished tables, which a process revives as it starts, and the test counts rooms."""
+    url = create_postgres_database()
+
+    async def upgrade() -> None:
+        engine = create_engine(url)
+        try:
+            await migrate(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(upgrade())
+    yield url
+    drop_postgres_database(url)
+
+
 async def test_a_process_drops_a_table_whose_sockets_are_elsewhere_instead_of_reloading_it(
-    migrated_postgres_url, redis_url
+    own_postgres_url, redis_url
 ):
     """Process A made the table and seated its players (so it holds the room) while
     their sockets play through B: A drops the room on B's first notice instead of
     reloading it move after move, and still answers with the table as it is now. Each
     process listens on the table's channel exactly while it holds the room."""
-    first = LiveServer(migrated_postgres_url, redis_url=redis_url)
-    second = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    first = LiveServer(own_postgres_url, redis_url=redis_url)
+    second = LiveServer(own_postgres_url, redis_url=redis_url)
     await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
     players: list[TableClient] = []
     redis = Redis.from_url(redis_url)
