@@ -97,7 +97,11 @@ async def test_whole_bot_games_on_every_deck_verify_and_a_tampered_record_fails(
         if tamper == "seed":
             proof["client_seeds"]["0"] = "forged"
         elif tamper == "deck":
-            proof["deck"][0], proof["deck"][-1] = proof["deck"][-1], proof["deck"][0]
+            # Two different cards (a two-deck table holds two of each): swapping equal
+            # ones would forge nothing.
+            deck = proof["deck"]
+            other = next(i for i, card in enumerate(deck) if card != deck[0])
+            deck[0], deck[other] = deck[other], deck[0]
         else:
             proof["server_seed"] = "00" * 32
         assert verify_record(forged)[forged["hands"][-1]["hand"]], tamper

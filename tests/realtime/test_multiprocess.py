@@ -92,11 +92,12 @@ def actions_taken(server: LiveServer) -> float:
     )
 
 
-async def test_only_one_process_drives_the_bots_of_a_table(migrated_postgres_url, redis_url):
+async def test_only_one_process_drives_the_bots_of_a_table(own_postgres_url, redis_url):
     """Both processes watch a bot-only table; one drives its bots: it makes every move,
-    and no write of one process ever conflicts with a write of the other."""
+    and no write of one process ever conflicts with a write of the other. (A database of
+    its own: each process counts its moves over every table it resumed at its start.)"""
     env = {"SPADES_BOT_DELAY": "0.002", "SPADES_LOG_LEVEL": "INFO"}
-    servers = [LiveServer(migrated_postgres_url, redis_url=redis_url, env=env) for _ in range(2)]
+    servers = [LiveServer(own_postgres_url, redis_url=redis_url, env=env) for _ in range(2)]
     await asyncio.gather(*(asyncio.to_thread(server.start) for server in servers))
     clients: list[TableClient] = []
     try:
@@ -209,8 +210,9 @@ async def rooms_loaded(server: LiveServer) -> float:
 
 @pytest.fixture
 def own_postgres_url(postgres_url: str) -> Iterator[str]:
-    """A migrated PostgreSQL database of this test's own: the session's holds other tests'
-    unfinished tables, which a process revives as it starts, and the test counts rooms."""
+    """A migrated PostgreSQL database of the test's own: the session's holds other tests'
+    unfinished tables, which a process resumes as it starts (their rooms and their bots'
+    moves would count in what the test counts)."""
     url = create_postgres_database()
 
     async def upgrade() -> None:
