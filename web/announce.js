@@ -252,7 +252,11 @@ export function tableEvents(before, page, extras = () => []) {
   const decisionBefore = !newGame && isMyTurn(before) && decision(was) === decision(now);
   if (isMyTurn(page) && !decisionBefore) events.push({ text: yourTurn(page), mine: true });
   if (mayClaim(now) && !(decisionBefore && mayClaim(was))) {
-    events.push({ text: "You may claim the rest: every remaining trick is yours. Use the Claim the rest button, or play on.", mine: true });
+    events.push({
+      text: "You may claim the rest: every remaining trick is yours. Use the Claim the rest button, or play on.",
+      mine: true,
+      once: `claim ${page.table.game_number} ${now.hand_number}`,
+    });
   }
   return events;
 }
@@ -266,6 +270,8 @@ export class Announcer {
   constructor(log, extras) {
     this.log = log;
     this.extras = extras;
+    /** The key of the last once-a-hand event said. */
+    this.saidOnce = undefined;
   }
 
   /** "all", "mine" or "off", the player's choice remembered. */
@@ -282,6 +288,11 @@ export class Announcer {
   /** Called with every state after the first: the changes since `before`. */
   receive(before, page) {
     for (const event of tableEvents(before, page, this.extras)) {
+      if (event.once !== undefined) {
+        // An offer that stands until taken (a claim) is said once a hand, not at every lead.
+        if (event.once === this.saidOnce) continue;
+        this.saidOnce = event.once;
+      }
       if (this.allows(event.mine)) this.add(event.text);
     }
   }

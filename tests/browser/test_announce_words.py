@@ -83,3 +83,40 @@ def test_each_move_is_said_once_in_order_named_from_the_listeners_seat(open_page
         "Bot on your left and Bot on your right: bid 3 + 1, took 5, plus 41; score 41, 1 bag.",
         "Game over: You and Cy win the game, 512 to 430.",
     ]
+
+
+CLAIM_OFFERS = """async () => {
+  const { Announcer } = await import('/static/announce.js');
+  const table = {
+    game_number: 1, status: 'playing', rules: { players: 4, deck: 'standard' },
+    seats: [{ name: 'Ann', bot: null }, { name: 'West bot', bot: 'basic' },
+            { name: 'Cy', bot: null }, { name: 'East bot', bot: 'basic' }],
+  };
+  const claim = [{ type: 'play', card: 'AS' }, { type: 'claim' }];
+  const view = (changes) => ({
+    players: 4, hand_number: 1, dealer: 3, phase: 'play', turn: [0], legal: [],
+    played: [], trick: [], last_trick: null, bids: [2, 3, 4, 1], contracts: [6, 4],
+    scores: [{ score: 0, bags: 0 }, { score: 0, bags: 0 }], last_hand: null, winner: null,
+    hand: ['AS', 'KS'], stock_size: 0, tricks_won: [11, 0, 0, 0], ...changes,
+  });
+  const page = (changes) => ({ table, seat: 0, sides: [[0, 2], [1, 3]], view: view(changes) });
+  localStorage.setItem('spades.announce', JSON.stringify('all'));
+  const log = document.createElement('div');
+  const announcer = new Announcer(log, () => []);
+  const states = [
+    page({ turn: [3], trick: [{ seat: 3, card: '2C' }], played: [] }),
+    page({ legal: claim }),                                         // the offer: said
+    page({ turn: [1], trick: [{ seat: 0, card: 'AS' }], hand: ['KS'] }),
+    page({ legal: [{ type: 'play', card: 'KS' }, { type: 'claim' }], hand: ['KS'],
+           played: [{ seat: 0, card: 'AS' }], tricks_won: [12, 0, 0, 0] }),  // played on: not again
+    page({ hand_number: 2, legal: claim, tricks_won: [11, 0, 0, 0] }),       // a new hand: said
+  ];
+  for (let i = 1; i < states.length; i++) announcer.receive(states[i - 1], states[i]);
+  return [...log.children].map((line) => line.textContent)
+    .filter((text) => text.startsWith('You may claim the rest'));
+}"""
+
+
+def test_the_claim_offer_is_said_once_a_hand_not_at_every_lead(open_page) -> None:
+    offers = open_page("/").evaluate(CLAIM_OFFERS)
+    assert len(offers) == 2, offers

@@ -52,7 +52,8 @@ OTHER_LINES = re.compile(
     r"^(Your turn|(The game starts\. )?Hand \d: .+ deals?\.( Press H to hear your hand\.)?$"
     r"|Bidding done\. Contracts: |Hand 1 scored\. |Your hand, 13 cards\. |Last trick: "
     r"|Bids, hand 1: |Tricks this hand: |Score: |On the table: |No cards on the table\. "
-    r"|No trick has been played yet\.$)"
+    r"|No trick has been played yet\.$"
+    r"|You may claim the rest: every remaining trick is yours\. )"
 )
 
 
@@ -198,6 +199,8 @@ def test_a_keyboard_player_and_a_spectator_hear_every_move_of_a_hand(open_page) 
             and not any(of_kind([line], kind) for kind in ("bids", "plays", "takes"))
         ]
         assert strays == [], "said, but not a move, a turn, a result or a reading"
+        offers = [line for line in lines if line.startswith("You may claim the rest")]
+        assert len(offers) <= (1 if page is player else 0), "a claim offer is said once a hand"
         named = {card for line in heard(page) for card in cards_named(line) + cards_read(line)}
         assert named <= public | own, f"a hidden card was said: {named - public - own}"
         # The turn line and the decision panel are not live: nothing is said twice.
