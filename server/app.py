@@ -145,11 +145,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.redis = None
     notices: TableNotices = LocalNotices()
     if settings.redis_url:
-        from redis.asyncio import Redis
-
-        # A Redis that cannot be reached must fail fast, not hold a move for minutes.
-        app.state.redis = Redis.from_url(settings.redis_url, socket_connect_timeout=2)
-        notices = RedisNotices(app.state.redis)
+        redis_notices = RedisNotices.from_url(settings.redis_url)
+        app.state.redis = redis_notices.redis
+        notices = redis_notices
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
     app.state.clubs = ClubStore(app.state.db_engine)

@@ -57,6 +57,14 @@ REMOTE_CHANGES = Counter(
     "spades_remote_changes_total",
     "Other processes' changes to tables with sockets here, applied from their notices",
 )
+# Table-change notices this process committed: "sent" on Redis, or "unheard" (not sent,
+# since no other process listened on the table's channel: a table whose sockets all
+# reach this process).
+TABLE_NOTICES = Counter(
+    "spades_table_notices_total",
+    "Table-change notices, sent to other processes or not sent as nobody else listened",
+    ["outcome"],
+)
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
 SOCKETS_DROPPED = Counter(
     "spades_sockets_dropped_total",

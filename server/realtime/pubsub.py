@@ -7,6 +7,15 @@ to its own sockets. A process hears nothing of the tables it does not hold, so a
 costs only the processes that serve its table, however many there are. Once a new
 table's subscription is in place, `on_watched` lets the hub read its version again, for
 a change made between loading it and listening.
+
+A notice nobody else hears is not sent. With a table's sockets kept on one process (the
+proxy's hash on its path), no other process usually listens on its channel: when the
+count Redis answers to a publish says only this process heard it, the table is marked
+*alone* and its next changes are not published. A process that starts to listen on a
+table's channel greets it (a notice with `greet`); a holder that hears the greeting
+unmarks the table and publishes its newest version at once, so the newcomer misses
+nothing between its own reload and the holder's next publish. While the subscription is
+broken no greeting can be heard, so every mark is dropped and every change published.
 `LocalNotices` is the single-process case (nothing to tell anyone); `RedisNotices` uses
 Redis pub/sub. The database stays the only source of truth: a lost notice only delays
 an update until the next one. When the subscription breaks (Redis restarted, a network
@@ -47,6 +56,8 @@ from typing import Any, Protocol
 import structlog
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockNotOwnedError
+
+from server.observability import TABLE_NOTICES
 
 log = structlog.get_logger(__name__)
 
@@ -100,6 +111,8 @@ OnResync = Callable[[], Awaitable[None]]
 OnWatched = Callable[[list[str]], Awaitable[None]]
 # Back-off between attempts to subscribe again, in seconds.
 RESUBSCRIBE_FIRST, RESUBSCRIBE_MAX = 0.2, 5.0
+# How long closing waits for the listener to wind up.
+CLOSE_SECONDS = 5.0
 Seat = tuple[str, int]
 
 
@@ -184,10 +197,14 @@ class LocalNotices:
 
 
 class RedisNotices:
-    """Redis pub/sub on one channel; a process ignores its own notices."""
+    """Redis pub/sub on one channel; a process ignores its own notices. `listener`, the
+    client the subscription uses, must not retry by itself (`from_url` makes one): a
+    client that reconnects and subscribes again silently hides that notices were missed,
+    and that greetings were not heard."""
 
-    def __init__(self, redis: Any) -> None:
+    def __init__(self, redis: Any, listener: Any = None) -> None:
         self.redis = redis
+        self.listener = listener if listener is not None else redis
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
@@ -203,8 +220,35 @@ class RedisNotices:
         self._subscribed: set[str] = set()
         self._changed = asyncio.Event()
         self._subscriber: asyncio.Task[None] | None = None
+        # Tables whose last notice only this process heard, with no greeting since: their
+        # changes are not published. `_epoch` counts greetings and subscription changes,
+        # so that a publish's answer marks a table only if neither came while it was out.
+        self._alone: set[str] = set()
+        self._epoch = 0
+        # The newest version of each watched table this process has committed, published
+        # or not: what a greeting is answered with.
+        self._newest: dict[str, int] = {}
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisNotices:
+        """Notices through the Redis at `url`: a client for commands, and one for the
+        subscription that gives up at the first broken connection."""
+        from redis.asyncio import Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        # A Redis that cannot be reached must fail fast, not hold a move for minutes.
+        return cls(
+            Redis.from_url(url, socket_connect_timeout=2),
+            Redis.from_url(url, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0)),
+        )
 
     async def publish(self, table_id: str, version: int) -> None:
+        if table_id in self._watched:
+            self._newest[table_id] = version
+        if table_id in self._alone and self.listening:
+            TABLE_NOTICES.labels("unheard").inc()
+            return
         try:
             await self._send(table_id, version)
         except Exception:
@@ -218,7 +262,40 @@ class RedisNotices:
 
     async def _send(self, table_id: str, version: int) -> None:
         notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
-        await self.redis.publish(TABLE_CHANNEL.format(table_id), notice)
+        epoch = self._epoch
+        heard = await self.redis.publish(TABLE_CHANNEL.format(table_id), notice)
+        TABLE_NOTICES.labels("sent").inc()
+        # Only this process heard it (its own subscription counts once it is in place):
+        # nobody else needs the table's notices until a greeting says otherwise.
+        if (
+            int(heard) <= 1
+            and epoch == self._epoch
+            and self.listening
+            and table_id in self._subscribed
+            and table_id in self._watched
+        ):
+            self._alone.add(table_id)
+
+    async def _greet(self, tables: list[str]) -> None:
+        """Tell the processes holding `tables` that this one listens there now, with the
+        newest version of each that this process committed, if any (after a broken
+        subscription, a notice it sent may have been skipped for one no longer heard)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in tables:
+                greeting: dict[str, object] = {"id": table_id, "greet": True, "origin": self.origin}
+                if table_id in self._newest:
+                    greeting["version"] = self._newest[table_id]
+                pipe.publish(TABLE_CHANNEL.format(table_id), json.dumps(greeting))
+            await pipe.execute()
+
+    async def _greeted(self, table_id: str) -> None:
+        """Another process listens on the table now: publish its changes again, starting
+        with the newest, which that process may have missed."""
+        self._epoch += 1
+        self._alone.discard(table_id)
+        newest = self._newest.get(table_id)
+        if newest is not None:
+            await self.publish(table_id, newest)
 
     def watch(self, table_id: str) -> None:
         self._watched.add(table_id)
@@ -226,6 +303,8 @@ class RedisNotices:
 
     def unwatch(self, table_id: str) -> None:
         self._watched.discard(table_id)
+        self._alone.discard(table_id)
+        self._newest.pop(table_id, None)
         self._changed.set()
 
     async def _resubscribe(self, on_watched: OnWatched) -> None:
@@ -243,6 +322,7 @@ class RedisNotices:
             try:
                 if new:
                     await pubsub.subscribe(*(TABLE_CHANNEL.format(t) for t in new))
+                    await self._greet(new)
                 if gone:
                     await pubsub.unsubscribe(*(TABLE_CHANNEL.format(t) for t in gone))
             except asyncio.CancelledError:
@@ -349,11 +429,14 @@ class RedisNotices:
         delay = RESUBSCRIBE_FIRST
         missed = False
         while True:
-            self._pubsub = pubsub = self.redis.pubsub()
+            self._pubsub = pubsub = self.listener.pubsub()
             try:
                 watched = sorted(self._watched)
                 await pubsub.subscribe(CHANNEL, *(TABLE_CHANNEL.format(t) for t in watched))
+                if watched:
+                    await self._greet(watched)
                 self._subscribed = set(watched)
+                self._epoch += 1
                 self.listening = True
                 self._changed.set()  # tables watched while subscribing
                 first_attempt.set()
@@ -372,7 +455,10 @@ class RedisNotices:
             except Exception as error:
                 log.warning("redis notices lost; subscribing again", error=repr(error))
             finally:
+                # Greetings may be missed from now on: every table is published again.
                 self.listening = False
+                self._alone.clear()
+                self._epoch += 1
                 first_attempt.set()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
@@ -385,13 +471,23 @@ class RedisNotices:
             notice = json.loads(data)
             if notice["origin"] == self.origin:
                 return
+            if notice.get("greet"):
+                await self._greeted(str(notice["id"]))
+                if "version" not in notice:
+                    return
             await on_change(str(notice["id"]), int(notice["version"]))
         except Exception:
             log.exception("table notice failed")
 
     async def close(self) -> None:
-        for task in (self._task, self._resend_task, self._subscriber):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        """Stop listening and sending; bounded, so that a Redis gone silent never holds
+        up a server's stop."""
+        tasks = [t for t in (self._task, self._resend_task, self._subscriber) if t is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_SECONDS)
+        if self.listener is not self.redis:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(CLOSE_SECONDS):
+                    await self.listener.aclose()

@@ -242,3 +242,40 @@ async def test_a_table_split_across_processes_keeps_playing_through_a_10_second_
         for player in players:
             await player.close()
         await asyncio.gather(asyncio.to_thread(first.stop), asyncio.to_thread(second.stop))
+
+
+async def test_after_a_broken_subscription_each_process_greets_with_its_newest_change(
+    private_redis,
+):
+    """A process whose subscription broke may have skipped a notice for a table it
+    thought nobody else heard: once back, it greets each table it holds with its newest
+    change, and the other processes holding it hear that version."""
+    from redis.asyncio import Redis as AsyncRedis
+
+    from server.realtime.pubsub import RedisNotices
+    from tests.realtime.test_unheard_notices import Heard, listeners
+
+    redis = AsyncRedis.from_url(private_redis.url)
+    changer = RedisNotices.from_url(private_redis.url)
+    other = RedisNotices.from_url(private_redis.url)
+    heard = Heard()
+    try:
+        await changer.start(Heard().change, heard.resync, heard.watched)
+        await other.start(heard.change, heard.resync, heard.watched)
+        changer.watch("t1")
+        other.watch("t1")
+        await listeners(redis, "t1", 2)
+        await changer.publish("t1", 9)
+        assert await heard.next() == ("t1", 9)
+
+        private_redis.stop()
+        await asyncio.sleep(0.5)  # both listeners find their subscription broken
+        private_redis.start()
+        # Back: the changer's greeting says 9 again (the other's own says nothing new).
+        assert await heard.next() == ("t1", 9)
+    finally:
+        async with asyncio.timeout(20):
+            for side in (changer, other):
+                await side.close()
+                await side.redis.aclose()
+            await redis.aclose()
