@@ -53,6 +53,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import itemgetter
 
 from server.engine.auction import Auction
 from server.engine.cards import CLUBS, CODES, INDEX, SPADES, CardOrder
@@ -126,17 +127,25 @@ def seat_knowledge(
     ``seen_discards`` the cards it saw and discarded in a two-player draw."""
     n = table.players
     suit = table.order.suit
-    unseen = Counter(table.base_deck)
-    unseen.subtract(hand)
-    unseen.subtract(card for _, card in played)
-    unseen.subtract(seen_discards)
+    seen = Counter(hand)
+    seen.update(map(itemgetter(1), played))
+    seen.update(seen_discards)
+    if table.duplicates:
+        unseen = list((Counter(table.base_deck) - seen).elements())
+    else:
+        unseen = [card for card in table.base_deck if card not in seen]
     others = [other for other in range(n) if other != seat]
     voids: dict[int, set[int]] = {other: set() for other in others}
-    for start in range(0, len(played), n):
-        trick = played[start : start + n]
-        first_club_trick = start == 0 and table.lowest_club_first
-        led = CLUBS if first_club_trick else suit[trick[0][1]]
-        for player, card in trick if first_club_trick else trick[1:]:
+    first = 0
+    if table.lowest_club_first and played:
+        # The first trick's led suit is clubs, whatever was played first.
+        for player, card in played[:n]:
+            if suit[card] != CLUBS and player != seat:
+                voids[player].add(CLUBS)
+        first = n
+    for start in range(first, len(played), n):
+        led = suit[played[start][1]]
+        for player, card in played[start + 1 : start + n]:
             if suit[card] != led and player != seat:
                 voids[player].add(led)
     fixed: dict[int, dict[int, int]] = {other: {} for other in others}
@@ -149,7 +158,7 @@ def seat_knowledge(
     guard = table.rules.spades_broken_to_lead and not spades_broken
     return Knowledge(
         hand=list(hand),
-        unseen=list(unseen.elements()),
+        unseen=unseen,
         fixed=[fixed[other] for other in others],
         voids=[voids[other] for other in others],
         discards=n == 2,
@@ -292,35 +301,81 @@ def _outranked(table: Table, tricks: Tricks, seat: int) -> bool:
     """Whether, as dealt, another seat holds a card beating the claimant's best of a suit
     it holds, or any trump while the claimant holds none: the first rule of
     :func:`breaks` alone, the cheapest sure refusal (most positions end here, most of
-    them at the trumps, looked at first)."""
-    get = _code_power(table.order).__getitem__
+    them at the trumps, looked at first).
+
+    It needs only each suit's best card in the hands and who holds it, remembered for
+    the hand (``tricks.claim_memo``) and looked for again, from there down, only once
+    that card has left its holder's hand: since cards only leave the hands, no card
+    above it is back."""
+    memo = tricks.claim_memo
+    if memo is None:
+        holders = {}
+        if not table.duplicates:
+            for holder, codes in enumerate(tricks.hand_codes):
+                holders.update(dict.fromkeys(codes, holder))
+        memo = tricks.claim_memo = (_ranked_codes(table), holders, [None, None, None, None])
+    ranked, holders, tops = memo
     by_seat = tricks.suit_codes
     mine = by_seat[seat]
-    others = [by_suit for other, by_suit in enumerate(by_seat) if other != seat]
-    later_wins = table.later_wins
     for suit in SUIT_CHECKS:
-        held = mine[suit]
-        if not held:
-            if suit == SPADES and any(by_suit[SPADES] for by_suit in others):
-                return True
+        top = tops[suit]
+        if top is None:
+            top = tops[suit] = _suit_top(ranked[suit], holders, by_seat, suit, 0)
+        elif top[1] >= 0 and top[0] not in by_seat[top[1]][suit]:
+            top = tops[suit] = _suit_top(ranked[suit], holders, by_seat, suit, top[2])
+        code, holder, _ = top
+        if holder < 0:
             continue
-        top = max(map(get, held))
-        for by_suit in others:
-            codes = by_suit[suit]
-            if codes:
-                theirs = max(map(get, codes))
-                if theirs > top or (later_wins and theirs == top):
-                    return True
+        if holder != seat:
+            if not mine[suit] and suit != SPADES:
+                continue
+            # An identical card of its own ties the best, and a tie beats it only when
+            # the later of identical cards wins.
+            if table.duplicates and not table.later_wins and code in mine[suit]:
+                continue
+            return True
+        if table.later_wins and any(
+            code in by_suit[suit] for other, by_suit in enumerate(by_seat) if other != seat
+        ):
+            return True
     return False
+
+
+def _suit_top(
+    ranked: list[str],
+    holders: dict[str, int],
+    by_seat: list[list[list[str]]],
+    suit: int,
+    start: int,
+) -> tuple[str, int, int]:
+    """The best card of ``suit`` in the hands, the seat holding it and its place in
+    ``ranked`` (the suit's codes, best first), looked for from ``start`` on; ``("", -1,
+    len(ranked))`` when the hands hold none. ``by_seat``: every seat's codes by suit;
+    ``holders``: the seat each card was in when the memo was made, if every card is
+    unique (else empty, and every hand is looked in)."""
+    if holders:
+        for index in range(start, len(ranked)):
+            code = ranked[index]
+            seat = holders.get(code)
+            if seat is not None and code in by_seat[seat][suit]:
+                return code, seat, index
+        return "", -1, len(ranked)
+    for index in range(start, len(ranked)):
+        code = ranked[index]
+        for seat, by_suit in enumerate(by_seat):
+            if code in by_suit[suit]:
+                return code, seat, index
+    return "", -1, len(ranked)
 
 
 def _sure(table: Table, tricks: Tricks, seat: int) -> bool:
     """Whether the claim holds by the plainest proof, trumps first: in each suit the
     claimant holds, every card it has not seen is below its lowest, and it holds at least
-    as many trumps as it has not seen (so leading them draws every other seat's). Every
-    card is dealt (not with two players, whose stock hides some), so the cards it has not
-    seen are exactly the other seats' together: the proof reads nothing it does not know.
-    Spades must be free to lead (the caller checks)."""
+    as many trumps as another seat can hold (so leading them draws every other seat's):
+    as many as it has not seen, or as many as its cards, since every seat holds as many as
+    it does. Every card is dealt (not with two players, whose stock hides some), so the
+    cards it has not seen are exactly the other seats' together: the proof reads nothing
+    it does not know. Spades must be free to lead (the caller checks)."""
     get = _code_power(table.order).__getitem__
     by_seat = tricks.suit_codes
     mine = by_seat[seat]
@@ -336,7 +391,8 @@ def _sure(table: Table, tricks: Tricks, seat: int) -> bool:
             low, theirs = min(map(get, mine[suit])), max(map(get, codes))
             if theirs > low or (later_wins and theirs == low):
                 return False
-    return unseen_trumps <= len(mine[SPADES])
+    size = len(mine[0]) + len(mine[1]) + len(mine[2]) + len(mine[3])
+    return min(unseen_trumps, size) <= len(mine[SPADES])
 
 
 def _fails_as_dealt(table: Table, tricks: Tricks, seat: int, closed: bool) -> bool:
@@ -369,6 +425,23 @@ def _code_power(order: CardOrder) -> dict[str, int]:
         powers = {code: order.power[index] for code, index in INDEX.items()}
         _CODE_POWERS[order.deck] = powers
     return powers
+
+
+_RANKED_CODES: dict[tuple[str, int], list[list[str]]] = {}
+
+
+def _ranked_codes(table: Table) -> list[list[str]]:
+    """Every card code of each suit in ``table``'s deck, best first, made once per deck
+    and number of players."""
+    key = table.order.deck, table.players
+    ranked = _RANKED_CODES.get(key)
+    if ranked is None:
+        order = table.order
+        ranked = [[], [], [], []]
+        for card in sorted(set(table.base_deck), key=lambda card: -order.power[card]):
+            ranked[order.suit[card]].append(CODES[card])
+        _RANKED_CODES[key] = ranked
+    return ranked
 
 
 def _count_vectors(low: list[int], high: list[int], total: int) -> Iterator[tuple[int, ...]]:

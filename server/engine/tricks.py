@@ -29,6 +29,11 @@ from server.engine.shapes import Event
 from server.engine.table import Table
 from server.engine.view import seat_cards
 
+# What ``server.engine.claims`` remembers of a hand: each suit's codes best first, the
+# seat holding each card when it was made (unique cards only), and each suit's best card
+# in the hands (code, seat, place in the first).
+ClaimMemo = tuple[list[list[str]], dict[str, int], list[tuple[str, int, int] | None]]
+
 
 def first_lead(table: Table, hands: list[list[int]], dealer: int) -> tuple[int, int | None]:
     """Who leads a hand's first trick, and the card they must lead (``two_clubs``: the
@@ -55,13 +60,15 @@ class Tricks:
     cards of the finished tricks; ``number``: how many tricks are finished; ``over``
     whether that is all of them; ``last_trick``: the last finished trick and its taker
     (the previous hand's until this one's first is taken); ``legal_codes``: the legal
-    cards of the seat on turn once worked out (:meth:`legal_code_list`), else None. The
-    lists are the engine's own: read them, never change them.
+    cards of the seat on turn once worked out (:meth:`legal_code_list`), else None;
+    ``claim_memo``: what ``server.engine.claims`` remembers of this hand. The lists are
+    the engine's own: read them, never change them.
     """
 
     __slots__ = (
         "_fresh",
         "_hands",
+        "claim_memo",
         "code_suit",
         "duplicates",
         "forced_lead",
@@ -147,6 +154,7 @@ class Tricks:
             self.suit_codes.append(by_suit)
         self._hands = hands
         self._fresh = True
+        self.claim_memo: ClaimMemo | None = None
 
     # ------------------------------------------------------------------- the cards held
 

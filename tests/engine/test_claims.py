@@ -535,6 +535,28 @@ def test_with_more_tricks_left_a_claim_is_never_offered_when_it_does_not_hold(
     assert offered >= 1
 
 
+@pytest.mark.parametrize(("preset", "overrides"), SWEEP_RULES)
+def test_what_a_hand_remembers_for_claims_changes_no_offer(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    # The engine remembers, through a hand, each suit's best card still held, to refuse
+    # most claims at once. At every lead of random games (strong hands too, where claims
+    # come early), the offer is the same as a game restored there, remembering nothing.
+    rules = _rules(preset, overrides)
+    rng = random.Random(f"claims-memo:{preset}:{sorted(overrides.items())}")
+    checked = held = 0
+    for strong in (False, True) if rules.players != 2 else (False,):
+        for game, seat in random_leads(rules, rng, hands=15, strong=strong):
+            offered = CLAIM in game.legal(seat)
+            assert offered == (CLAIM in Game.from_state(game.to_state()).legal(seat)), (
+                game.to_state(),
+                seat,
+            )
+            checked += 1
+            held += offered
+    assert checked >= 150 and held >= 3, (checked, held)
+
+
 def test_deciding_a_claim_is_fast() -> None:
     # legal() at the start of a trick, the claim worked out afresh: well under a
     # millisecond on average (tens of microseconds here), with strong hands too.
