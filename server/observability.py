@@ -65,6 +65,12 @@ TABLE_NOTICES = Counter(
     "Table-change notices, sent to other processes or not sent as nobody else listened",
     ["outcome"],
 )
+# Group commit: the moves and other writes batched, and the transactions they took; their
+# ratio is how many writes a commit carried.
+COMMITS = Counter("spades_store_commits_total", "Transactions of batched writes committed")
+COMMITTED_WRITES = Counter(
+    "spades_store_committed_writes_total", "Writes committed in batched transactions"
+)
 ERRORS = Counter("spades_errors_total", "Unexpected server errors", ["where"])
 SOCKETS_DROPPED = Counter(
     "spades_sockets_dropped_total",

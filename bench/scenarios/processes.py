@@ -74,6 +74,7 @@ ROWS = [
     ("Redis CPU ms/move", "redis_cpu_ms_per_action", 3),
     ("servers + Redis ms/move", "total_cpu_ms_per_action", 3),
     ("moves crossing processes", "crossed_share", 3),
+    ("writes a commit", "writes_per_commit", 2),
     ("latency p50 ms", "p50_ms", 1),
     ("latency p99 ms", "p99_ms", 1),
     ("errors", "errors", 0),

@@ -22,6 +22,7 @@ ACHIEVED_SHARE = 0.95  # of the offered rate, for a run to pass
 CLIENT_SATURATED = 90.0  # % of one core: above it the client, not the server, sets the pace
 ACT_HISTOGRAM = "spades_action_latency_seconds"
 REMOTE_CHANGES = "spades_remote_changes_total"
+COMMITS, COMMITTED_WRITES = "spades_store_commits_total", "spades_store_committed_writes_total"
 
 
 @dataclass
@@ -49,6 +50,9 @@ class Figures:
     # Of the moves, the share that reached a process's sockets from another process (its
     # spades_remote_changes_total over the moves): what crossed Redis.
     crossed_share: float | None = None
+    # Writes a database transaction carried, over every process (the group commit's
+    # batching: fewer moves a process, fewer a commit).
+    writes_per_commit: float | None = None
     # The part of it spent in the kernel (system time): sockets, the database's files.
     server_kernel_ms_per_action: float | None = None
     server_cpu_percent: float | None = None
@@ -75,6 +79,8 @@ class Inside:
 
     acted: metrics.Histogram
     remote_changes: float
+    commits: float
+    committed_writes: float
 
 
 async def inside_now(side: Side) -> Inside | None:
@@ -84,7 +90,11 @@ async def inside_now(side: Side) -> Inside | None:
     if samples is None:
         return None
     acted = metrics.histograms(samples, ACT_HISTOGRAM).get((), metrics.Histogram())
-    return Inside(acted, metrics.counters(samples, REMOTE_CHANGES).get("", 0.0))
+    counted = {
+        name: metrics.counters(samples, name).get("", 0.0)
+        for name in (REMOTE_CHANGES, COMMITS, COMMITTED_WRITES)
+    }
+    return Inside(acted, counted[REMOTE_CHANGES], counted[COMMITS], counted[COMMITTED_WRITES])
 
 
 def cpu_of(processes: list[psutil.Process]) -> tuple[float, float] | None:
@@ -155,6 +165,10 @@ async def play(side: Side, http: httpx.AsyncClient, rate: float, seconds: float)
         if moves:
             crossed = inside_after.remote_changes - inside_before.remote_changes
             figures.crossed_share = crossed / moves
+        commits = inside_after.commits - inside_before.commits
+        if commits:
+            written = inside_after.committed_writes - inside_before.committed_writes
+            figures.writes_per_commit = written / commits
     if server_before is not None and server_after is not None:
         spent = server_after[0] - server_before[0]
         figures.server_cpu_percent = 100 * spent / wall
@@ -209,6 +223,7 @@ RUN_ROWS = [
     ("Redis CPU ms/action", "redis_cpu_ms_per_action", 3),
     ("servers + Redis ms/action", "total_cpu_ms_per_action", 2),
     ("moves crossing processes", "crossed_share", 3),
+    ("writes a commit", "writes_per_commit", 2),
     ("memory KiB/table", "rss_kib_per_table", 1),
     ("client CPU %, busiest", "client_cpu_percent", 0),
     ("client CPU %, all", "client_cpu_total_percent", 0),

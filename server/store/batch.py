@@ -34,6 +34,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.expression import ClauseElement
 
+from server.observability import COMMITS, COMMITTED_WRITES
 from server.store.db import sqlite_file_engine, write_lock
 from server.store.statements import CoreWriter, Prepared, SQLiteWriter, Writer
 
@@ -205,6 +206,13 @@ class GroupCommit(Generic[Write]):
         finally:
             await self._release()
 
+    def _counted(self, writes: int) -> None:
+        """One more transaction committed, of `writes` writes."""
+        self.batches += 1
+        self.writes += writes
+        COMMITS.inc()
+        COMMITTED_WRITES.inc(writes)
+
     def _write_now(self, inline: HeldSQLite, write: Write) -> int | Exception | None:
         """`write` alone, on sqlite3 on the loop, synchronously: its outcome (its new
         version, or the exception its caller must raise), or None when another process
@@ -217,8 +225,7 @@ class GroupCommit(Generic[Write]):
             return refusal
         except Exception as failure:
             return failure
-        self.batches += 1
-        self.writes += 1
+        self._counted(1)
         self._count_inline()
         return outcomes[0]
 
@@ -294,8 +301,7 @@ class GroupCommit(Generic[Write]):
             for one in batch:  # alone, so that a failure is its own write's
                 await self._commit([one])
             return
-        self.batches += 1
-        self.writes += len(batch)
+        self._counted(len(batch))
         for (_write, answer, landed), outcome in zip(batch, outcomes, strict=True):
             # A caller that stopped waiting (cancelled) has let go of its table: its
             # callback is not run behind the back of whoever holds the table now.
