@@ -10,14 +10,21 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-EVENTS = """async () => {
-  const { tableEvents } = await import('/static/announce.js');
+# The table both scripts below speak of: Ann and Cy against two bots.
+TABLE = """
   const table = {
     game_number: 1, status: 'playing', rules: { players: 4, deck: 'standard' },
     seats: [{ name: 'Ann', bot: null }, { name: 'West bot', bot: 'basic' },
             { name: 'Cy', bot: null }, { name: 'East bot', bot: 'basic' }],
   };
-  const view = (changes) => ({
+"""
+
+EVENTS = (
+    """async () => {
+  const { tableEvents } = await import('/static/announce.js');
+"""
+    + TABLE
+    + """  const view = (changes) => ({
     players: 4, hand_number: 1, dealer: 3, phase: 'play', turn: [1], legal: [],
     played: [], trick: [], last_trick: null, bids: [2, 3, 4, 1], contracts: [6, 4],
     scores: [{ score: 0, bags: 0 }, { score: 0, bags: 0 }], last_hand: null, winner: null,
@@ -55,6 +62,7 @@ EVENTS = """async () => {
                         scores: [{ score: 512, bags: 2 }, { score: 430, bags: 1 }] })),
   };
 }"""
+)
 
 
 def test_each_move_is_said_once_in_order_named_from_the_listeners_seat(open_page) -> None:
@@ -85,14 +93,12 @@ def test_each_move_is_said_once_in_order_named_from_the_listeners_seat(open_page
     ]
 
 
-CLAIM_OFFERS = """async () => {
+CLAIM_OFFERS = (
+    """async () => {
   const { Announcer } = await import('/static/announce.js');
-  const table = {
-    game_number: 1, status: 'playing', rules: { players: 4, deck: 'standard' },
-    seats: [{ name: 'Ann', bot: null }, { name: 'West bot', bot: 'basic' },
-            { name: 'Cy', bot: null }, { name: 'East bot', bot: 'basic' }],
-  };
-  const claim = [{ type: 'play', card: 'AS' }, { type: 'claim' }];
+"""
+    + TABLE
+    + """  const claim = [{ type: 'play', card: 'AS' }, { type: 'claim' }];
   const view = (changes) => ({
     players: 4, hand_number: 1, dealer: 3, phase: 'play', turn: [0], legal: [],
     played: [], trick: [], last_trick: null, bids: [2, 3, 4, 1], contracts: [6, 4],
@@ -115,6 +121,7 @@ CLAIM_OFFERS = """async () => {
   return [...log.children].map((line) => line.textContent)
     .filter((text) => text.startsWith('You may claim the rest'));
 }"""
+)
 
 
 def test_the_claim_offer_is_said_once_a_hand_not_at_every_lead(open_page) -> None:
