@@ -17,7 +17,8 @@ For each preset it prints:
 - games won by A's side, as a rate with a 95% confidence interval (Wilson), beside the
   rate an even match would give (one side in k);
 - points and bags per hand for A's side and for B's sides (on average per side);
-- nils and blind nils tried and made, and sets (contracts not made), per side;
+- nils tried and made (blind nils among them, also counted apart), and sets (contracts
+  not made), per side;
 - each bot's decision time per phase, decisions with a choice only: median and p99,
   wall clock (``time.perf_counter``) and CPU (``time.process_time``) in ms.
 
@@ -64,6 +65,8 @@ class SideFigures:
     bags: int = 0
     nils: int = 0
     nils_made: int = 0
+    blind_nils: int = 0
+    blind_nils_made: int = 0
     sets: int = 0
     contracts: int = 0
     sides: int = 0
@@ -145,6 +148,8 @@ def _count_hands(
             bags_before[index] = side["bags"]
             mine.nils += len(side["nil"])
             mine.nils_made += sum(1 for nil in side["nil"] if nil["made"])
+            mine.blind_nils += sum(1 for nil in side["nil"] if nil["blind"])
+            mine.blind_nils_made += sum(1 for nil in side["nil"] if nil["blind"] and nil["made"])
             if side["contract"] > 0:
                 mine.contracts += 1
                 mine.sets += side["taken"] < side["contract"]
@@ -171,7 +176,8 @@ def report(preset: str, bots: tuple[str, str], results: list[Result], seconds: f
             f"  {name}: points per hand {total.points / hands / per_side:.1f}, "
             f"bags per hand {total.bags / hands / per_side:.2f}, "
             f"nils made {total.nils_made}/{total.nils}"
-            f"{f' = {total.nils_made / total.nils:.0%}' if total.nils else ''}, "
+            f"{f' = {total.nils_made / total.nils:.0%}' if total.nils else ''} "
+            f"(blind {total.blind_nils_made}/{total.blind_nils}), "
             f"sets {total.sets}/{total.contracts} contracts"
         )
         for phase, times in sorted(total.times.items()):
@@ -194,6 +200,8 @@ def _sum_figures(parts: list[SideFigures]) -> SideFigures:
         total.bags += part.bags
         total.nils += part.nils
         total.nils_made += part.nils_made
+        total.blind_nils += part.blind_nils
+        total.blind_nils_made += part.blind_nils_made
         total.sets += part.sets
         total.contracts += part.contracts
         total.sides += part.sides
