@@ -103,7 +103,8 @@ class TableHub:
             self.tasks.append(asyncio.create_task(self.sync.poll_while_deaf()))
 
     async def shutdown(self) -> None:
-        """Stop bots and timers, let in-flight changes finish, close sockets with 1012."""
+        """Stop bots and timers, let in-flight changes finish, close sockets with 1012, and
+        give back the store's kept connection."""
         self.changes.closing = True
         for task in self.tasks:
             task.cancel()
@@ -115,6 +116,7 @@ class TableHub:
             for listener in list(room.listeners):
                 await listener.close(1012, "server restarting")
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.store.close()
 
     # -- reading -----------------------------------------------------------------------------
 

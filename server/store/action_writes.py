@@ -5,10 +5,15 @@ runs it, on sqlite3 or on SQLAlchemy, through a `Writer`): each table's version 
 seats, its log row, its snapshot and finished hands, one executemany per kind of row. Its
 statements are built once here, as Core statements on the tables themselves: no unit of
 work, no identity map, no evaluation of an UPDATE against loaded objects.
+
+`PlainMoves` is its `OneStatement` on PostgreSQL: a batch of moves that only bump their
+table's version and log the action (nearly every move: no hand ends, no seat changes) is
+one statement there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import orjson
@@ -19,9 +24,10 @@ from server.engine import Action, GameState, SideScore
 from server.protocol import StoredHand, TableStatus
 from server.store.batch import Ambiguous, Outcomes
 from server.store.club_results import write_club_results
+from server.store.db import json_text
 from server.store.models import ACTIONS, GAMES, HANDS, SEATS, TABLES, utcnow
 from server.store.records import ActionWrite, SeatRecord
-from server.store.statements import Writer
+from server.store.statements import Statement, Writer
 
 
 class VersionConflict(Exception):
@@ -281,3 +287,66 @@ def _log_row(write: ActionWrite) -> LogRow:
         "cause": write.cause,
         "at": utcnow(),
     }
+
+
+# `PlainMoves`' statement: the batch as arrays, one row a move through unnest; the bumps
+# that found their table at the move's old version, and the log rows of those alone. One
+# statement text whatever the batch's size (asyncpg prepares it once per connection).
+PLAIN_MOVES = (
+    "WITH moves AS (SELECT * FROM unnest($1::text[], $2::integer[], $3::timestamptz[],"
+    " $4::integer[], $5::integer[], $6::integer[], $7::text[], $8::text[], $9::timestamptz[])"
+    " AS m (id, old, deadline, game_id, seq, seat, action, cause, at)),"
+    " bumped AS (UPDATE tables SET version = moves.old + 1, deadline = moves.deadline"
+    " FROM moves WHERE tables.id = moves.id AND tables.version = moves.old"
+    " RETURNING tables.id),"
+    " logged AS (INSERT INTO actions (game_id, seq, seat, action, version, cause, at)"
+    " SELECT moves.game_id, moves.seq, moves.seat, moves.action::json, moves.old + 1,"
+    " moves.cause, moves.at FROM moves JOIN bumped ON bumped.id = moves.id)"
+    " SELECT id FROM bumped"
+)
+
+
+def plain(write: ActionWrite) -> bool:
+    """Whether `write` only bumps its table's version and logs its action."""
+    return (
+        write.status == "playing"
+        and write.snapshot is None
+        and not write.new_hands
+        and not write.seats
+        and write.winner is None
+    )
+
+
+class PlainMoves:
+    """`write_actions` for a batch of plain moves, as one PostgreSQL statement
+    (`PLAIN_MOVES`); any other batch (a hand ends, a seat changes, two moves of one table)
+    goes through `write_actions` in a transaction."""
+
+    def statement(self, writes: Sequence[ActionWrite]) -> Statement | None:
+        if not all(plain(write) for write in writes):
+            return None
+        ids = [write.table_id for write in writes]
+        if len(set(ids)) != len(ids):
+            return None
+        at = utcnow()
+        return Statement(
+            PLAIN_MOVES,
+            (
+                ids,
+                [write.old_version for write in writes],
+                [write.deadline for write in writes],
+                [write.game_id for write in writes],
+                [write.seq for write in writes],
+                [write.seat for write in writes],
+                [json_text(write.action) for write in writes],
+                [write.cause for write in writes],
+                [at] * len(writes),
+            ),
+        )
+
+    def outcomes(self, writes: Sequence[ActionWrite], returned: list[object]) -> Outcomes:
+        bumped = set(returned)
+        return [
+            write.old_version + 1 if write.table_id in bumped else VersionConflict(write.table_id)
+            for write in writes
+        ]

@@ -14,8 +14,12 @@ with its statements, BEGIN and COMMIT compiled once: cheaper than a thread hand-
 statement. That connection never waits for the file: while another process holds it, the
 batch goes to a writer thread, which also runs the WAL's checkpoints (they wait for the
 disk); after a checkpoint that found a long WAL, the loop's connection copies the last few
-pages itself so the WAL can start over. On PostgreSQL the same statements run through
-SQLAlchemy (`CoreWriter`) on one connection kept while writes keep coming.
+pages itself so the WAL can start over. On PostgreSQL a batch of the common kind (a
+`OneStatement`: moves that only bump a version and log an action) is one statement on the
+driver's connection, outside a transaction: one round trip. Any other batch runs the same
+statements as SQLite through SQLAlchemy (`CoreWriter`) in a transaction. Both use one
+connection, kept while writes keep coming and for `LINGER_SECONDS` after (taking it from
+the pool again would cost a ping of the server first).
 Measurements behind these choices: docs/perf-log/.
 """
 
@@ -36,7 +40,7 @@ from sqlalchemy.sql.expression import ClauseElement
 
 from server.observability import COMMITS, COMMITTED_WRITES
 from server.store.db import sqlite_file_engine, write_lock
-from server.store.statements import CoreWriter, Prepared, SQLiteWriter, Writer
+from server.store.statements import CoreWriter, OneStatement, Prepared, SQLiteWriter, Writer
 
 log = structlog.get_logger(__name__)
 
@@ -54,6 +58,9 @@ _SQLITE_WRITER = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
 CHECKPOINT_EVERY = 200
 # A WAL found this long (pages) by the writer thread's checkpoint is finished on the loop.
 FINISH_PAGES = 4000
+# PostgreSQL: how long the writer keeps its connection once no write waits, for the next
+# write to find it.
+LINGER_SECONDS = 1.0
 
 
 class LandedFailed(Exception):
@@ -135,9 +142,15 @@ class GroupCommit(Generic[Write]):
     """The one writer task of `engine` for one kind of write; `write_all` writes a batch
     on an open transaction and answers each write's outcome."""
 
-    def __init__(self, engine: AsyncEngine, write_all: WriteAll[Write]) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        write_all: WriteAll[Write],
+        one_statement: OneStatement[Write] | None = None,
+    ) -> None:
         self.engine = engine
         self.write_all = write_all
+        self.one_statement = one_statement
         # SQLite: connections of sqlite3 itself on the same file, on the loop and in the
         # writer thread (None on PostgreSQL).
         inline, file = sqlite_file_engine(engine, wait=False), sqlite_file_engine(engine)
@@ -149,6 +162,11 @@ class GroupCommit(Generic[Write]):
         self._writer: asyncio.Task[None] | None = None
         # PostgreSQL: the connection this burst of batches writes on (None between bursts).
         self._connection: AsyncConnection | None = None
+        # Its driver's own connection (asyncpg's), for `one_statement`.
+        self._driver: Any = None
+        # While the writer lingers with its connection: the future a new write resolves.
+        self._wake: asyncio.Future[bool] | None = None
+        self._closing = False
         self._lock: AbstractAsyncContextManager[Any] = contextlib.nullcontext()
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self.batches = 0
@@ -191,6 +209,7 @@ class GroupCommit(Generic[Write]):
                     return outcome
         answer: asyncio.Future[int] = loop.create_future()
         self._waiting.append((write, answer, landed))
+        _resolve(self._wake, True)
         if self._writer is None or self._writer.done():
             # The task ends when nothing waits: no task outlives the writes (nor its loop).
             self._writer = loop.create_task(self._drain())
@@ -199,12 +218,47 @@ class GroupCommit(Generic[Write]):
         return await answer
 
     async def _drain(self) -> None:
+        while True:
+            try:
+                while True:
+                    while self._waiting:
+                        batch = self._waiting[:MAX_BATCH]
+                        self._waiting = self._waiting[MAX_BATCH:]
+                        await self._commit(batch)
+                    if self._connection is None or self._closing or not await self._linger():
+                        break
+            finally:
+                await self._release()
+            # A write that came while the connection was being given back found this task
+            # running, and started none: it is this task's.
+            if not self._waiting:
+                return
+
+    async def _linger(self) -> bool:
+        """Wait up to `LINGER_SECONDS` for another write, keeping the connection: whether
+        one came (and `close` was not called)."""
+        loop = asyncio.get_running_loop()
+        wake = self._wake = loop.create_future()
+        timer = loop.call_later(LINGER_SECONDS, _resolve, wake, False)
         try:
-            while self._waiting:
-                batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
-                await self._commit(batch)
+            await wake
         finally:
-            await self._release()
+            timer.cancel()
+            self._wake = None
+        return bool(self._waiting) and not self._closing
+
+    async def close(self) -> None:
+        """Stop lingering: the writer commits what waits, gives its connection back to the
+        pool and ends (at shutdown, before the engine is disposed)."""
+        self._closing = True
+        _resolve(self._wake, False)
+        writer = self._writer
+        if (
+            writer is not None
+            and not writer.done()
+            and writer.get_loop() is asyncio.get_running_loop()
+        ):
+            await asyncio.wait([writer])
 
     def _counted(self, writes: int) -> None:
         """One more transaction committed, of `writes` writes."""
@@ -285,6 +339,7 @@ class GroupCommit(Generic[Write]):
     async def _release(self) -> None:
         """Give the burst's connection back to the pool (the pool discards a dead one)."""
         connection, self._connection = self._connection, None
+        self._driver = None
         if connection is not None:
             with contextlib.suppress(Exception):  # a connection that died closes as it can
                 await connection.close()
@@ -320,6 +375,12 @@ class GroupCommit(Generic[Write]):
                 self._connection = await self.engine.connect()
             connection = self._connection
             try:
+                single = self.one_statement.statement(writes) if self.one_statement else None
+                if single is not None and self.one_statement is not None:
+                    if self._driver is None:
+                        self._driver = (await connection.get_raw_connection()).driver_connection
+                    returned = await self._driver.fetch(single.sql, *single.args)
+                    return self.one_statement.outcomes(writes, [row[0] for row in returned])
                 async with connection.begin():
                     return await connection.run_sync(
                         lambda sync: self.write_all(CoreWriter(sync), writes)
@@ -359,6 +420,11 @@ def _call(landed: Landed, version: int) -> None:
         landed(version)
     except Exception as problem:
         raise LandedFailed(f"after commit: {type(problem).__name__}") from problem
+
+
+def _resolve(wake: asyncio.Future[bool] | None, more: bool) -> None:
+    if wake is not None and not wake.done():
+        wake.set_result(more)
 
 
 def _settle(answer: asyncio.Future[int], outcome: int | BaseException) -> None:

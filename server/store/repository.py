@@ -24,7 +24,13 @@ from typing_extensions import Unpack
 from server.engine import GameState
 from server.engine.rules import RuleFields
 from server.protocol import ChatLine, FinishedHand
-from server.store.action_writes import WRITE_SEAT, VersionConflict, seat_params, write_actions
+from server.store.action_writes import (
+    WRITE_SEAT,
+    PlainMoves,
+    VersionConflict,
+    seat_params,
+    write_actions,
+)
 from server.store.batch import GroupCommit, Landed
 from server.store.db import session_factory
 from server.store.models import TABLES, ActionRow, ChatRow, GameRow, HandRow, SeatRow, TableRow
@@ -62,7 +68,14 @@ class TableStore:
         self.chat_history = chat_history
         # The group commit of accepted actions (`record_action`); its counters say how
         # their writes were batched.
-        self.actions = GroupCommit(engine, write_actions)
+        self.actions = GroupCommit(
+            engine, write_actions, PlainMoves() if engine.dialect.name == "postgresql" else None
+        )
+
+    async def close(self) -> None:
+        """Give back the connection the group commit keeps (at shutdown, before the engine
+        is disposed)."""
+        await self.actions.close()
 
     async def create_table(
         self,

@@ -15,13 +15,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, Executable
 
 Rows = Sequence[Mapping[str, Any]]
+# A batch's write, as a `OneStatement` takes it.
+WriteIn = TypeVar("WriteIn", contravariant=True)
 
 
 class Writer(Protocol):
@@ -41,6 +43,28 @@ class Writer(Protocol):
     def rows(self, statement: ClauseElement, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Run `statement` once; the rows it returns, as the driver gives them (JSON
         columns are best selected cast to text)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One SQL statement in the driver's own dialect (asyncpg's `$1`...), and its arguments."""
+
+    sql: str
+    args: tuple[Any, ...]
+
+
+class OneStatement(Protocol[WriteIn]):
+    """A batch that PostgreSQL can take as one statement, run on its own (a statement
+    outside a transaction is atomic): one round trip instead of BEGIN, one per kind of
+    row, and COMMIT. For the common batch only; any other goes through `Writer`."""
+
+    def statement(self, writes: Sequence[WriteIn]) -> Statement | None:
+        """The batch as one statement, or None when it needs a transaction."""
+        ...
+
+    def outcomes(self, writes: Sequence[WriteIn], returned: list[Any]) -> list[int | Exception]:
+        """Each write's outcome from the first column of the rows the statement returned."""
         ...
 
 

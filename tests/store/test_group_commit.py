@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select, text
 from structlog.testing import capture_logs
 
 from server.engine import Game, Rules
 from server.store import batch
-from server.store.action_writes import VersionConflict, write_actions
+from server.store.action_writes import PlainMoves, VersionConflict, write_actions
 from server.store.batch import HeldSQLite, LandedFailed
 from server.store.db import LOOP_CHECKPOINT_PAGES, create_engine, migrate, sqlite_file_engine
 from server.store.models import ActionRow
@@ -28,7 +28,20 @@ from server.store.statements import CoreWriter
 async def store(database_url):
     engine = create_engine(database_url)
     await migrate(engine)
-    yield TableStore(engine)
+    store = TableStore(engine)
+    yield store
+    await store.close()
+    assert engine.pool.checkedout() == 0
+    await engine.dispose()
+
+
+@pytest.fixture
+async def postgres_store(postgres_url):
+    engine = create_engine(postgres_url)
+    await migrate(engine)
+    store = TableStore(engine)
+    yield store
+    await store.close()
     await engine.dispose()
 
 
@@ -434,3 +447,109 @@ async def test_sqlite3_stores_exactly_what_sqlalchemy_would(tmp_path):
         "[510,230]",
         0,
     )
+
+
+async def test_postgresql_writes_plain_moves_as_one_statement_exactly_as_a_transaction_would(
+    postgres_store,
+):
+    """A batch of moves that only bump and log (`PlainMoves`) is one statement on
+    PostgreSQL; it leaves the same rows as `write_actions` in a transaction, and refuses
+    a stale move as that does, writing nothing of it."""
+    store = postgres_store
+    deadline = datetime(2026, 12, 1, 21, 30, 5, 250000, tzinfo=UTC)
+
+    def moves(prefix: str, games: list[int]) -> list[ActionWrite]:
+        return [
+            bid(f"{prefix}-0", games[0], 2, deadline=deadline, cause="timer"),
+            replace(bid(f"{prefix}-1", games[1], 2), action={"type": "play", "card": "QH"}),
+            bid(f"{prefix}-2", games[2], 1),  # stale: the table is at version 2
+        ]
+
+    ones = [await started(store, f"t-one-{n}") for n in range(3)]
+    cores = [await started(store, f"t-core-{n}") for n in range(3)]
+    plain = PlainMoves()
+    assert plain.statement(moves("t-one", ones)) is not None
+    through_sqlalchemy: list[str] = []
+
+    def executed(_connection, _cursor, statement, *_args) -> None:
+        through_sqlalchemy.append(statement)
+
+    event.listen(store.engine.sync_engine, "before_cursor_execute", executed)
+    assert await store.actions.submit(moves("t-one", ones)[0]) == 3
+    answers = await asyncio.gather(
+        *(store.record_action(write) for write in moves("t-one", ones)[1:]),
+        return_exceptions=True,
+    )
+    event.remove(store.engine.sync_engine, "before_cursor_execute", executed)
+    assert through_sqlalchemy == []  # neither BEGIN nor a statement went through SQLAlchemy
+    assert answers[0] == 3 and isinstance(answers[1], VersionConflict)
+    async with store.engine.begin() as connection:
+        outcomes = await connection.run_sync(
+            lambda sync: write_actions(CoreWriter(sync), moves("t-core", cores))
+        )
+    assert outcomes[:2] == [3, 3] and isinstance(outcomes[2], VersionConflict)
+
+    async def rows(prefix: str, games: list[int]) -> list[tuple]:
+        found = []
+        async with store.engine.connect() as connection:
+            for n, game in enumerate(games):
+                table = await connection.execute(
+                    text("SELECT version, status, deadline FROM tables WHERE id = :id"),
+                    {"id": f"{prefix}-{n}"},
+                )
+                logs = await connection.execute(
+                    text(
+                        "SELECT seq, seat, action::text, version, cause, at IS NOT NULL"
+                        " FROM actions WHERE game_id = :game"
+                    ),
+                    {"game": game},
+                )
+                found.append((tuple(table.one()), [tuple(row) for row in logs]))
+        return found
+
+    one, core = await rows("t-one", ones), await rows("t-core", cores)
+    assert one == core
+    assert one[0] == (
+        (3, "playing", deadline),
+        [(1, 1, '{"type":"bid","bid":3}', 3, "timer", True)],
+    )
+    assert one[2] == ((2, "playing", None), [])
+
+
+async def test_a_batch_that_ends_a_hand_or_changes_a_seat_is_not_one_statement():
+    """Only plain moves of distinct tables make one statement; the rest need a transaction."""
+    plain = PlainMoves()
+    move = bid("t-a", 1, 2)
+    assert plain.statement([move, bid("t-b", 2, 5)]) is not None
+    assert plain.statement([move, replace(bid("t-b", 2, 5), seats=[SeatRecord(1)])]) is None
+    assert plain.statement([move, replace(bid("t-b", 2, 5), snapshot={"format": 1})]) is None
+    assert plain.statement([move, replace(bid("t-b", 2, 5), status="over", winner=0)]) is None
+    assert plain.statement([move, bid("t-a", 1, 3)]) is None  # two moves of one table
+
+
+async def test_the_writer_keeps_its_postgresql_connection_between_moves_and_gives_it_back(
+    postgres_store, monkeypatch
+):
+    """Moves one after another take the pool's connection once (a checkout pings the
+    server first); the writer gives it back once no write came for `LINGER_SECONDS`,
+    and at `close` at once."""
+    store = postgres_store
+    game = await started(store, "t-linger")
+    checkouts: list[object] = []
+    event.listen(store.engine.sync_engine, "checkout", lambda *args: checkouts.append(args))
+    for version in range(2, 7):
+        assert await store.record_action(replace(bid("t-linger", game, version), seq=version)) == (
+            version + 1
+        )
+        await asyncio.sleep(0.01)
+    assert len(checkouts) == 1
+    assert store.engine.pool.checkedout() == 1
+    await store.close()
+    assert store.engine.pool.checkedout() == 0
+    monkeypatch.setattr(batch, "LINGER_SECONDS", 0.05)
+    store.actions = type(store.actions)(store.engine, write_actions, PlainMoves())
+    assert await store.record_action(replace(bid("t-linger", game, 7), seq=7)) == 8
+    assert store.engine.pool.checkedout() == 1
+    await asyncio.sleep(0.2)
+    assert store.engine.pool.checkedout() == 0
+    assert await logged(store, game) == 6
