@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,9 +26,10 @@ from server.store.repository import TableStore
 from server.store.statements import CoreWriter
 
 
-@pytest.fixture
-async def store(database_url):
-    engine = create_engine(database_url)
+@contextlib.asynccontextmanager
+async def opened(url: str) -> AsyncIterator[TableStore]:
+    """A store on `url`, migrated; closed after, with no connection left out of the pool."""
+    engine = create_engine(url)
     await migrate(engine)
     store = TableStore(engine)
     yield store
@@ -36,13 +39,15 @@ async def store(database_url):
 
 
 @pytest.fixture
+async def store(database_url):
+    async with opened(database_url) as store:
+        yield store
+
+
+@pytest.fixture
 async def postgres_store(postgres_url):
-    engine = create_engine(postgres_url)
-    await migrate(engine)
-    store = TableStore(engine)
-    yield store
-    await store.close()
-    await engine.dispose()
+    async with opened(postgres_url) as store:
+        yield store
 
 
 @pytest.fixture
