@@ -23,12 +23,15 @@ from server.engine.bots.expert import (
     Deadline,
     bag_debt,
     budget_seconds,
+    one_trick_less,
+    play_out,
 )
 from server.engine.bots.expert_endgame import Endgame
 from server.engine.bots.knowledge import seat_state
 from server.engine.bots.rollout import Rollout
 from server.engine.cards import SPADES, card_index, taking
-from tests.engine.bot_games import LEGALITY_CASES, game_phases, play_game
+from server.engine.shapes import Bid
+from tests.engine.bot_games import LEGALITY_CASES, blind_view, game_phases, play_game
 from tests.engine.stacking import bid_all, stacked_game
 from tests.engine.timing import heap_frozen
 
@@ -208,3 +211,54 @@ def test_a_sparse_view_with_a_nil_duck_gets_a_legal_card() -> None:
     first = choose_action(STANDARD, view, "expert", random.Random(2), samples=12)
     assert first["card"] in ("KH", "TH", "2H")
     assert choose_action(STANDARD, view, "expert", random.Random(2), samples=12) == first
+
+
+def test_one_trick_less_moves_a_trick_from_the_side_to_a_bidding_opponent() -> None:
+    # Seat 0's side (0, 2) gives the trick from the seat with the most; the opponent
+    # bidding nil (seat 1) is spared, so seat 3 takes it.
+    assert one_trick_less((4, 0, 3, 6), [4, 0, 3, 5], [0, 2]) == (3, 0, 3, 7)
+    # A nil bidder of the side that has taken tricks gives last.
+    assert one_trick_less((0, 4, 3, 6), [0, 4, 3, 5], [0, 2]) == (0, 4, 2, 7)
+    assert one_trick_less((1, 4, 0, 8), [0, 4, 3, 5], [0, 2]) == (0, 4, 0, 9)
+    # A side without tricks has none to give.
+    assert one_trick_less((0, 6, 0, 7), [0, 4, 0, 5], [0, 2]) == (0, 6, 0, 7)
+
+
+def test_the_optimism_correction_costs_a_contract_made_exactly() -> None:
+    """The play-outs' tricks count for a little less: a bid the side makes exactly is
+    worth less once corrected (one trick less sets it), and more so the larger the
+    correction."""
+    game = Game(STANDARD, seed=4)
+    view = game.view(0)
+    while view["phase"] != "bid":
+        game.act(game.turn[0], {"type": "blind_nil", "declare": False})
+        view = game.view(0)
+    state = seat_state(STANDARD, view, None)
+    deal = [[card_index(c) for c in game.view(s)["hand"]] for s in range(4)]
+    exactly = []
+    for partner in range(1, 11):
+        bids: list[Bid | None] = [3, 3, partner, 3]
+        tricks, exact = play_out(STANDARD, view, state, deal, bids)
+        if tricks[0] + tricks[2] == 3 + partner:
+            exactly.append((bids, exact))
+    assert exactly, "some contract of the side is made exactly"
+    bids, exact = exactly[0]
+    _, corrected = play_out(STANDARD, view, state, deal, bids, 0.3)
+    _, more = play_out(STANDARD, view, state, deal, bids, 0.6)
+    assert exact > corrected > more
+
+
+def declares_blind(rules: Rules, mine: int, theirs: int, bids: list[Any] | None = None) -> bool:
+    view = {**blind_view(mine, theirs, bids), "dealer": 3}
+    action = choose_action(rules, view, "expert", random.Random(2), samples=60)
+    return bool(action["declare"])
+
+
+def test_blind_nil_when_the_imagined_deals_say_it_pays() -> None:
+    """Far behind late in the game a blind nil is the better chance; well ahead it is
+    not (the table would allow it: this one asks every hand); never beside a partner's
+    blind nil."""
+    rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=None)
+    assert declares_blind(rules, 200, 400)
+    assert not declares_blind(rules, 400, 300)
+    assert not declares_blind(rules, 200, 400, [None, None, "blind_nil", None])

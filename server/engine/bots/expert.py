@@ -26,7 +26,12 @@ within a time budget per decision.
   a floor of deals is imagined whatever either clock says. Or exactly ``samples`` deals
   when the caller fixes them (then the answer does not depend on any clock).
 
-Blind nil, the pass and the draw are the advanced level's.
+- **Blind nil** is weighed the same way (``choose_blind``): the seat's own unseen hand
+  imagined among the others, each deal played out once as a blind nil and once with
+  the ordinary bid, and declared when the blind nil's chance of winning the game is
+  the higher on average.
+
+The pass and the draw are the advanced level's.
 """
 
 from __future__ import annotations
@@ -66,8 +71,16 @@ from server.engine.cards import (
     taking,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import game_winner, score_sides
-from server.engine.shapes import Action, Bid, BidAction, LegalAction, PlayAction, View
+from server.engine.scoring import game_winner, is_nil, score_sides
+from server.engine.shapes import (
+    Action,
+    Bid,
+    BidAction,
+    BlindNilAction,
+    LegalAction,
+    PlayAction,
+    View,
+)
 
 BUDGET_VARIABLE = "SPADES_BOT_BUDGET_MS"
 DEFAULT_BUDGET_MS = 150.0
@@ -94,6 +107,12 @@ SET_REACH = 2
 NIL_TRY_DANGER = 6.0
 NIL_TRY_STRENGTH = 3.0
 NIL_MIN_MADE = 0.8
+# The play-outs, every hand known, give the bidder's side more than a table does: this
+# share of each bid's worth is the worth of one trick less for the side
+# (``one_trick_less``).
+TRICK_OPTIMISM = 0.3
+# A blind nil that survived a play-out survives at a table this share of the time.
+BLIND_NIL_SURVIVAL = 0.7
 # The scoreboard as a race (``win_chance``): what a side's score grows by in a hand, and
 # the spread of one hand's change in the lead. Rough: bot games gain 35-45 a hand with a
 # spread near 100, but these larger figures are the ones the tournaments were played with.
@@ -239,6 +258,8 @@ def choose(
         return choose_play(rules, view, legal, rng, deadline)
     if phase == "bid":
         return choose_bid(rules, view, legal, rng, deadline)
+    if phase == "blind":
+        return choose_blind(rules, view, rng, deadline)
     decide = advanced.DECISIONS.get(phase)
     return first_action(legal) if decide is None else decide(rules, view, legal, rng)
 
@@ -278,7 +299,7 @@ def choose_bid(
             if deadline.passed(count):
                 break
             bids = _imagined_bids(rules, view, state, deal, bid)
-            tricks, values[bid] = _play_out(rules, view, state, deal, bids)
+            tricks, values[bid] = play_out(rules, view, state, deal, bids, TRICK_OPTIMISM)
             if bid == 0:
                 made = tricks[state.seat] == 0
         else:
@@ -299,6 +320,71 @@ def choose_bid(
     if floor is not None and chosen < floor:
         chosen = min((n for n in candidates if n >= floor), default=chosen)
     return {"type": "bid", "bid": chosen}
+
+
+def choose_blind(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> BlindNilAction:
+    """Blind nil when it is worth more than the ordinary bid on the same imagined deals.
+    The seat has not seen its cards, so every hand is imagined, its own too. On each
+    deal it plays out twice: once as a blind nil (after the pass, its most dangerous
+    cards for its partner's lowest), every other seat bidding the basic count of its
+    hand; once bidding that count itself. Each play-out is scored as the bids are
+    (``HuntingRollout.utility``: the chance of winning the game), and a blind nil that
+    survived a play-out counts as surviving only ``BLIND_NIL_SURVIVAL`` of the time, as
+    a table's hunters break more nils than the play-outs' do. Never beside a partner's
+    blind nil. The engine asks only the seats the table lets bid it."""
+    state = seat_state(rules, view, rng)
+    if any(state.bids[s] == "blind_nil" for s in state.teammates):
+        return {"type": "blind_nil", "declare": False}
+    rng = rng or random.Random(view_seed(view))
+    seats = list(range(state.players))
+    sizes = [rules.hand_size] * state.players
+    unseen = list(state.unseen.elements())
+    passing = rules.blind_nil_pass if rules.partnerships else 0
+    gain = 0.0
+    count = 0
+    while deadline.more(count, MAX_BID_SAMPLES):
+        deal = deal_hidden(rng, unseen, seats, sizes, {}, state.order.suit)
+        bids = _imagined_bids(rules, view, state, deal, None)
+        _, ordinary = play_out(rules, view, state, deal, bids)
+        passed = _blind_pass(state, deal, passing)
+        bids = _imagined_bids(rules, view, state, passed, "blind_nil")
+        sim, tricks = _simulate(rules, view, state, passed, bids)
+        blind = sim.utility(tricks)
+        if tricks[state.seat] == 0:
+            failed = sim.utility(_one_trick_to(tricks, state.seat))
+            blind = failed + BLIND_NIL_SURVIVAL * (blind - failed)
+        gain += blind - ordinary
+        count += 1
+    return {"type": "blind_nil", "declare": gain > 0}
+
+
+def _blind_pass(state: SeatState, deal: list[list[int]], passing: int) -> list[list[int]]:
+    """The deal after a blind nil's pass: its ``passing`` most dangerous cards (top
+    spades, then the highest) to its partner, the partner's lowest side cards back."""
+    hands = [list(h) for h in deal]
+    if passing <= 0 or not state.teammates:
+        return hands
+    order = state.order
+    partner = state.teammates[0]
+    mine, theirs = hands[state.seat], hands[partner]
+    given = sorted(mine, key=lambda c: order.power[c] + (4 if order.suit[c] == SPADES else 0))
+    back = sorted(theirs, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
+    for card in given[-passing:]:
+        mine.remove(card)
+        theirs.append(card)
+    for card in back[:passing]:
+        theirs.remove(card)
+        mine.append(card)
+    return hands
+
+
+def _one_trick_to(tricks: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    """The same tricks with one moved to ``seat`` from the seat that took the most."""
+    giver = max((s for s in range(len(tricks)) if s != seat), key=lambda s: (tricks[s], -s))
+    moved = list(tricks)
+    moved[giver] -= 1
+    moved[seat] += 1
+    return tuple(moved)
 
 
 def _set_floor(rules: Rules, view: View, state: SeatState, anchor: int) -> int | None:
@@ -359,11 +445,11 @@ def _bid_candidates(
 
 
 def _imagined_bids(
-    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bid: int
+    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bid: Bid | None
 ) -> list[Bid | None]:
     """Every seat's bid: those made, this seat's ``bid``, and for the seats still to
-    bid the basic count of their imagined hand (in team bidding, on top of a partner's
-    number)."""
+    bid (this one too when ``bid`` is None) the basic count of their imagined hand (in
+    team bidding, on top of a partner's number)."""
     bids = list(state.bids)
     bids[state.seat] = bid
     n = state.players
@@ -384,10 +470,30 @@ def _imagined_bids(
     return bids
 
 
-def _play_out(
-    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Bid | None]
+def play_out(
+    rules: Rules,
+    view: View,
+    state: SeatState,
+    deal: list[list[int]],
+    bids: list[Bid | None],
+    optimism: float = 0.0,
 ) -> tuple[tuple[int, ...], float]:
-    """The tricks the rollout policy takes on the deal with these bids, and their worth."""
+    """The tricks the rollout policy takes on the deal with these bids, and their worth:
+    with ``optimism``, that share of the worth is the worth of the same tricks with one
+    of the side's moved to an opponent (``one_trick_less``), as the play-outs, every
+    hand known, give the side more than a table does."""
+    sim, tricks = _simulate(rules, view, state, deal, bids)
+    value = sim.utility(tricks)
+    if optimism > 0:
+        fewer = one_trick_less(tricks, sim.bids, state.side_of(state.seat))
+        value += optimism * (sim.utility(fewer) - value)
+    return tricks, value
+
+
+def _simulate(
+    rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Bid | None]
+) -> tuple[HuntingRollout, tuple[int, ...]]:
+    """The rollout policy (scoring these bids) and the tricks it takes on the deal."""
     imagined = dataclasses.replace(state, bids=bids, contracts=None)
     sim = HuntingRollout(imagined, view)
     hands = [list(h) for h in deal]
@@ -397,7 +503,24 @@ def _play_out(
     if rules.first_lead == "lowest_club":
         leader, broken = _lowest_club_trick(state, sim, hands, leader, tricks_won)
     tricks = sim.rollout(hands, [], tricks_won, broken, leader, suit_tops(state.order, hands))
-    return tricks, sim.utility(tricks)
+    return sim, tricks
+
+
+def one_trick_less(tricks: tuple[int, ...], bids: list[Bid], side: list[int]) -> tuple[int, ...]:
+    """The same tricks with one of ``side``'s moved to an opponent: from the side's seat
+    with the most (a nil bidder's last), to the opponent with the most among those not
+    bidding nil (any opponent if all did). Unchanged when the side took none."""
+    takers = [s for s in side if tricks[s] > 0]
+    others = [s for s in range(len(tricks)) if s not in side]
+    if not takers or not others:
+        return tricks
+    giver = max(takers, key=lambda s: (not is_nil(bids[s]), tricks[s], -s))
+    bidders = [s for s in others if not is_nil(bids[s])] or others
+    taker = max(bidders, key=lambda s: (tricks[s], -s))
+    moved = list(tricks)
+    moved[giver] -= 1
+    moved[taker] += 1
+    return tuple(moved)
 
 
 def _lowest_club_trick(
