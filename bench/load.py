@@ -23,8 +23,8 @@ measurement needs, the same for both servers (bench/harness/tables.py); the rela
 states are one of the table server's, recorded (`--relay-state padding`: a padded
 string instead, as figures measured before 13dd2df were).
 
-Figures (bench/scenarios/steady.py): achieved actions/s, latency p50/p99/p99.9, errors by
-code, the server's own act -> broadcast time (its /metrics histogram), server CPU per
+Figures (bench/scenarios/steady.py): achieved actions/s, latency p50/p99/p99.9, errors
+by code, the server's own act -> broadcast time (its /metrics histogram), server CPU per
 action (psutil: the server's CPU seconds over the run / actions), memory per table
 (server RSS growth while the tables connect, after the first, / tables), the state
 message size, and the load client's own CPU (a process uses one core at most: over 90 %
@@ -37,14 +37,15 @@ and prints each round, the median of the rounds' CPU ratios, how many rounds mee
 target (2x or less), and from 6 rounds on a 95 % interval of the median
 (bench/scenarios/rounds.py). `--search` finds, for each side, the highest offered rate
 with p99 under 50 ms, no errors and at least 95 % of it achieved (doubling, then
-bisection, each step `--step-seconds`, a failed step tried once more). `--profile` runs
-our server under `py-spy record` and prints the profile's path. `--bot-tables N` adds,
-on our server only, N tables of four bots (`--bot-level`, advanced by default) playing
-at bot delay 0 beside the measured tables (`--bot-preset` for another variant than
-theirs), each replaced by a new one when its game ends: the measured tables' figures
-then show what thinking bots cost the people at other tables, and the bots' own decision
-times are read from the server's `spades_bot_decision_seconds`. `--json` prints the
-figures as JSON on stdout (the rest goes to stderr).
+`--bisections` steps of bisection, each step `--step-seconds`, a failed step tried once
+more). `--profile` runs our server under `py-spy record` and prints the profile's path.
+`--bot-tables N` adds, on our server only, N tables of four bots (`--bot-level`,
+advanced by default) playing at bot delay 0 beside the measured tables (`--bot-preset`
+for another variant than theirs), each replaced by a new one when its game ends: the
+measured tables' figures then show what thinking bots cost the people at other tables,
+and the bots' own decision times are read from the server's
+`spades_bot_decision_seconds`. `--json` prints the figures as JSON on stdout (the rest
+goes to stderr).
 
 Several server processes: `--processes N` serves our side with N processes on one
 PostgreSQL database (a scratch one unless given) and Redis (`--redis-url`, the local one
@@ -121,6 +122,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--search", action="store_true", help="find the highest passing rate")
     parser.add_argument("--step-seconds", type=float, default=4, help="each --search step")
+    parser.add_argument(
+        "--bisections", type=int, default=4, help="--search: bisection steps after doubling"
+    )
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--target", type=int, default=200, help="target score of the games")
     parser.add_argument("--seed", type=int, default=1)

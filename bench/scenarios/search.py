@@ -1,6 +1,6 @@
 """The highest offered rate that passes (p99 under the budget, no errors, nearly all of
-it achieved): doubling until a step fails, then bisection, each step `--step-seconds`,
-a failed step tried once more."""
+it achieved): doubling until a step fails, then `--bisections` halvings of the gap
+(4), each step `--step-seconds`, a failed step tried once more."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from bench.scenarios.steady import (
     warn_client,
 )
 
-SEARCH_BISECTIONS = 4
 SEARCH_TRIES = 2  # runs of a rate before it fails
 SEARCH_MAX_RATE = 20000.0
 
@@ -61,7 +60,7 @@ async def search(
             rate /= 2
     if passed is None or failed is None:
         return passed, steps
-    for _ in range(SEARCH_BISECTIONS):
+    for _ in range(side.args.bisections):
         middle = round((passed + failed) / 2)
         if middle in (passed, failed):
             break

@@ -177,7 +177,8 @@ def test_load_search_rounds_against_the_relay_print_the_median_ratio(tmp_path: P
     client processes, our message limit lifted: each round's highest rates and their
     ratio, then the median of the ratios."""
     output = bench(
-        "load", "--tables", "2", "--search", "--rate", "200", "--step-seconds", "0.3",
+        "load", "--tables", "2", "--search", "--rate", "800", "--step-seconds", "0.3",
+        "--bisections", "1",
         "--rounds", "2", "--clients", "2", "--message-limit", "1000/second",
         "--deflate", "on", cwd=tmp_path, timeout=300,
     )  # fmt: skip
