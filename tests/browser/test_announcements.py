@@ -48,6 +48,10 @@ FOCUS = """() => {
 }"""
 
 # Everything the table may say in this test besides bids, plays and takers.
+CLAIM_OFFER = (
+    "You may claim the rest: every remaining trick is yours. Use the Claim the rest button,"
+    " or play on."
+)
 OTHER_LINES = re.compile(
     r"^(Your turn|(The game starts\. )?Hand \d: .+ deals?\.( Press H to hear your hand\.)?$"
     r"|Bidding done\. Contracts: |Hand 1 scored\. |Your hand, 13 cards\. |Last trick: "
@@ -201,6 +205,7 @@ def test_a_keyboard_player_and_a_spectator_hear_every_move_of_a_hand(open_page) 
         assert strays == [], "said, but not a move, a turn, a result or a reading"
         offers = [line for line in lines if line.startswith("You may claim the rest")]
         assert len(offers) <= (1 if page is player else 0), "a claim offer is said once a hand"
+        assert set(offers) <= {CLAIM_OFFER}
         named = {card for line in heard(page) for card in cards_named(line) + cards_read(line)}
         assert named <= public | own, f"a hidden card was said: {named - public - own}"
         # The turn line and the decision panel are not live: nothing is said twice.
@@ -213,7 +218,9 @@ def test_a_keyboard_player_and_a_spectator_hear_every_move_of_a_hand(open_page) 
 
     # The same seat on a second screen, "mine only": its own moves, turns and tricks.
     mine_lines = heard(mine, "announcements")
-    mine_only = re.compile(r"^(Your turn|You (bid|play|take|receive|may claim the rest) )")
+    mine_only = re.compile(r"^(Your turn|You (bid|play|take|receive) |You may claim the rest: )")
+    # Whether the claim is offered depends on the deal: both patterns must take it either way.
+    assert mine_only.match(CLAIM_OFFER) and OTHER_LINES.match(CLAIM_OFFER)
     assert mine_lines
     assert [line for line in mine_lines if not mine_only.match(line)] == []
     assert sum(line.startswith("You may claim the rest") for line in mine_lines) <= 1
