@@ -81,3 +81,16 @@ def refused(game: Game, seat: int, action: dict[str, Any]) -> IllegalAction:
         game.act(seat, action)
     assert game.to_state() == before
     return caught.value
+
+
+def side_one_leads_by_330(rules: Rules) -> Game:
+    """After hand 1 (dealer 0): seat 1 held every spade and made 13, seat 3 made nil, side
+    0 was set; side 0 trails 330 and, where the table allows, is asked about blind nil."""
+    hands = {1: SUIT_HANDS[0], 0: SUIT_HANDS[1], 2: SUIT_HANDS[2], 3: SUIT_HANDS[3]}
+    game = stacked_game(rules, hands, dealer=0)
+    while game.phase == "blind":
+        game.act(game.turn[0], {"type": "blind_nil", "declare": False})
+    bid_all(game, {0: 5, 1: 13, 2: 5, 3: 0})
+    play_first_legal(game)
+    assert [side["score"] for side in game.scores] == [-100, 230]
+    return game

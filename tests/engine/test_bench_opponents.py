@@ -2,21 +2,15 @@
 weigh its blind nil differ from it only there, and the nil hunter always plays a card."""
 
 from bench.opponents import expert_blind_by_rule, expert_never_blind, nil_hunter
-from server.engine import Rules
+from server.engine import Game, Rules
 from server.engine.bots import choose_action
-from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, stacked_game
+from tests.engine.stacking import SUIT_HANDS, bid_all, side_one_leads_by_330, stacked_game
 
 
-def far_behind_game():
-    """After hand 1, side 0 trails 330 points (seat 1 made 13 on every spade, seat 3 its
-    nil); seat 2 of the trailing side is asked about blind nil."""
+def far_behind_game() -> tuple[Rules, Game]:
+    """Side 0 trails 330 after hand 1; seat 2 of it is asked about blind nil."""
     rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=100)
-    hands = {1: SUIT_HANDS[0], 0: SUIT_HANDS[1], 2: SUIT_HANDS[2], 3: SUIT_HANDS[3]}
-    game = stacked_game(rules, hands, dealer=0)
-    while game.phase == "blind":
-        game.act(game.turn[0], {"type": "blind_nil", "declare": False})
-    bid_all(game, {0: 5, 1: 13, 2: 5, 3: 0})
-    play_first_legal(game)
+    game = side_one_leads_by_330(rules)
     assert game.phase == "blind" and game.turn == [2]
     return rules, game
 

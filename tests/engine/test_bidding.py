@@ -1,7 +1,12 @@
 """Bidding, blind nil, the pass and the draw method (docs/rules.md §4-6)."""
 
 from server.engine import Game, Rules, deck_codes
-from tests.engine.stacking import SUIT_HANDS, bid_all, play_first_legal, refused, stacked_game
+from tests.engine.stacking import (
+    bid_all,
+    refused,
+    side_one_leads_by_330,
+    stacked_game,
+)
 
 STANDARD = Rules.preset("standard")
 
@@ -99,21 +104,9 @@ def test_solo_min_team_bid_applies_to_each_own_bid_except_nil():
     assert bids_allowed(game, 0) == [0, *range(3, 18)]
 
 
-def _side_one_leads_by_330(rules):
-    """Hand 1: seat 1 holds every spade and makes 13, seat 3 makes nil; side 0 is set."""
-    hands = {1: SUIT_HANDS[0], 0: SUIT_HANDS[1], 2: SUIT_HANDS[2], 3: SUIT_HANDS[3]}
-    game = stacked_game(rules, hands, dealer=0)
-    while game.phase == "blind":
-        game.act(game.turn[0], {"type": "blind_nil", "declare": False})
-    bid_all(game, {0: 5, 1: 13, 2: 5, 3: 0})
-    play_first_legal(game)
-    assert [side["score"] for side in game.scores] == [-100, 230]
-    return game
-
-
 def test_blind_nil_only_when_trailing_by_blind_nil_behind_by():
     rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=100)
-    game = _side_one_leads_by_330(rules)
+    game = side_one_leads_by_330(rules)
     assert game.phase == "blind" and game.turn == [2] and game.pending == [2, 0]
     assert game.view(2)["hand"] is None and game.view(0)["hand"] is None
     assert len(game.view(1)["hand"]) == 13 and len(game.view(3)["hand"]) == 13
@@ -125,7 +118,7 @@ def test_blind_nil_only_when_trailing_by_blind_nil_behind_by():
 
 def test_blind_nil_not_offered_when_trailing_by_less():
     rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=400)
-    game = _side_one_leads_by_330(rules)
+    game = side_one_leads_by_330(rules)
     assert game.phase == "bid" and game.pending == []
 
 
