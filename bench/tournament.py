@@ -42,19 +42,19 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.stats import percentile, wilson
 from server.engine import Game, Rules
 from server.engine.bots import BOT_LEVELS, choose_action
+from server.engine.shapes import Action, HandResult, View
 
 MAX_HANDS = 60
 A, B = 0, 1
 
 
-Decide = Callable[[Rules, dict[str, Any], random.Random], dict[str, Any]]
+Decide = Callable[[Rules, View, random.Random], Action]
 
 
 @dataclass
@@ -133,7 +133,7 @@ def play(
 
 def _count_hands(
     rules: Rules,
-    hand_results: list[dict[str, Any]],
+    hand_results: list[HandResult],
     bot_of_side: list[int],
     figures: tuple[SideFigures, SideFigures],
 ) -> None:

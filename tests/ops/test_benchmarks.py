@@ -48,6 +48,19 @@ RUNS = {
             r"pwrite64 x4 \(two frames\)\s+[\d.]+\s+[\d.]+",
         ],
     ),
+    # Seed 20001 puts the expert 200 behind in both its games, and with two samples a
+    # decision the bots choose the same way every run: both games fork.
+    "investigations/blind_nil": (
+        [*("--games", "2", "--seed", "20001", "--samples", "2", "--budget-ms", "5")],
+        [
+            r"2 games; the expert was asked in 2 \(\d+ asks\) and declared in 2",
+            r"won declaring: \d/2 = [\d.]+% \(95% CI",
+            r"won declining: \d/2 = [\d.]+% \(95% CI",
+            r"pairs with different winners: \d won only by declaring, \d only by declining",
+            r"blind nils made: \d/2",
+            r"declaring minus declining: mean [+-][\d.]+ points \(95% CI [+-][\d.]+ to",
+        ],
+    ),
     "investigations/expert_work": (
         ["--games", "1", "--hands", "1"],
         [
@@ -238,3 +251,15 @@ def test_load_compares_one_process_with_two_with_and_without_affinity(
     assert re.search(r"^errors\s+0\s+0\s+0$", output, re.M), output
     assert re.search(r"2, affinity against one: CPU per move \(servers \+ Redis\) [\d.]+x", output)
     assert re.search(r"2, no affinity against one: .* p99 [\d.]+x", output)
+
+
+def test_blind_nil_forks_written_as_they_finish_summarize_as_the_run_did(tmp_path: Path) -> None:
+    """bench/investigations/blind_nil.py's `--out` file, read back by `--summarize`,
+    prints the figures the run printed."""
+    arguments = ("--games", "2", "--seed", "20001", "--samples", "2", "--budget-ms", "5")
+    run = bench("investigations/blind_nil", *arguments, "--out", "forks.jsonl", cwd=tmp_path)
+    lines = (tmp_path / "forks.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    again = bench("investigations/blind_nil", "--summarize", "forks.jsonl", cwd=tmp_path)
+    assert "declared in 2" in again
+    assert again == run.split("\n", 1)[1]
