@@ -218,20 +218,27 @@ class GroupCommit(Generic[Write]):
         return await answer
 
     async def _drain(self) -> None:
+        """The writer task: commit bursts of writes until none waits, giving the
+        connection back after each burst."""
         while True:
             try:
-                while True:
-                    while self._waiting:
-                        batch = self._waiting[:MAX_BATCH]
-                        self._waiting = self._waiting[MAX_BATCH:]
-                        await self._commit(batch)
-                    if self._connection is None or self._closing or not await self._linger():
-                        break
+                await self._commit_burst()
             finally:
                 await self._release()
             # A write that came while the connection was being given back found this task
             # running, and started none: it is this task's.
             if not self._waiting:
+                return
+
+    async def _commit_burst(self) -> None:
+        """Commit what waits, `MAX_BATCH` writes a transaction; while a PostgreSQL
+        connection is held, linger for more and commit those too."""
+        while True:
+            while self._waiting:
+                batch = self._waiting[:MAX_BATCH]
+                self._waiting = self._waiting[MAX_BATCH:]
+                await self._commit(batch)
+            if self._connection is None or self._closing or not await self._linger():
                 return
 
     async def _linger(self) -> bool:
