@@ -8,19 +8,26 @@ shuffles every later hand) and with the same random stream for the bots. The two
 branches differ only in that one decision, so comparing them pair by pair measures what
 the decision is worth far more tightly than two whole tournaments could.
 
-For each fork it keeps: whether the expert's side won the game in each branch, whether
-the blind nil was made, and the expert side's lead over the others (points) at the end
-of that hand in each branch. It prints the wins each way, the pairs whose winner
-differs (with a two-sided sign test), the blind nils made, and the mean change in the
-lead that hand with its 95% interval. Games in which the expert was asked and declined
-every time, or was never asked, are counted and not forked.
+How the game goes on after the fork is itself a gamble (the bots draw on a random
+stream, and the expert's CPU budget varies its thinking), so with ``--replicates K``
+each branch is played K times, the k-th play of both branches from the same stream,
+and a game's figures are the means of its K plays.
+
+For each fork it keeps, per play: whether the expert's side won the game, whether the
+blind nil was made, and the expert side's lead over the others (points) at the end of
+that hand. It prints the wins each way; per game, the difference in the share of plays
+won, declaring minus declining, as a mean with its 95% interval, and how many games
+came out ahead each way (with a two-sided sign test); the blind nils made; and the mean
+change in the lead that hand with its 95% interval. Games in which the expert was asked
+and declined every time, or was never asked, are counted and not forked.
 
 ``--out FILE`` appends one JSON line per game as it finishes, and ``--summarize FILE``
 prints the figures of such a file (so a long run can be stopped and still read).
 
 Run: ``.venv/bin/python bench/investigations/blind_nil.py [--against advanced]
 [--games 100] [--preset competitive] [--seed 20000] [--jobs 2] [--out FILE]
-[--samples N] [--budget-ms N]``; ``--samples`` and ``--budget-ms`` as in the tournament.
+[--replicates K] [--samples N] [--budget-ms N]``; ``--samples`` and ``--budget-ms`` as in
+the tournament.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import random
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -61,13 +68,16 @@ class Outcome:
     seed: int
     side: int
     asks: int
-    declared: Branch | None = None
-    declined: Branch | None = None
+    # One per play of the branch (``--replicates``); empty when there was no fork.
+    declared: list[Branch] = field(default_factory=list)
+    declined: list[Branch] = field(default_factory=list)
 
 
-def play_game(preset: str, seed: int, side: int, against: str, samples: int | None) -> Outcome:
+def play_game(
+    preset: str, seed: int, side: int, against: str, samples: int | None, replicates: int
+) -> Outcome:
     """Play seed ``seed`` with the expert on ``side`` up to its first declared blind
-    nil, and on from there both ways."""
+    nil, and on from there both ways, ``replicates`` times each."""
     rules = Rules.preset(preset)
     expert, other = resolve("expert", samples), resolve(against, samples)
     bot_of_seat = {
@@ -86,10 +96,11 @@ def play_game(preset: str, seed: int, side: int, against: str, samples: int | No
             outcome.asks += 1
             if action.get("declare"):
                 state = game.to_state()
-                branch_seed = rng.getrandbits(64)
-                outcome.declared = _branch(game, seat, True, bot_of_seat, branch_seed, side)
-                restored = Game.from_state(state)
-                outcome.declined = _branch(restored, seat, False, bot_of_seat, branch_seed, side)
+                for _ in range(replicates):
+                    stream = rng.getrandbits(64)
+                    for declare, plays in ((True, outcome.declared), (False, outcome.declined)):
+                        fork = Game.from_state(state)
+                        plays.append(_branch(fork, seat, declare, bot_of_seat, stream, side))
                 return outcome
         game.act(seat, action)
     return outcome
@@ -125,38 +136,49 @@ def _branch(
 
 
 def summarize(outcomes: list[Outcome]) -> None:
-    forks = [o for o in outcomes if o.declared is not None and o.declined is not None]
+    forks = [o for o in outcomes if o.declared and o.declined]
     asked = sum(1 for o in outcomes if o.asks)
+    plays = sum(len(o.declared) for o in forks)
     print(
         f"{len(outcomes)} games; the expert was asked in {asked} "
         f"({sum(o.asks for o in outcomes)} asks) and declared in {len(forks)}"
+        + (f" ({plays} plays of each branch)" if plays != len(forks) else "")
     )
     if not forks:
         return
-    pairs = [(o.declared, o.declined) for o in forks if o.declared and o.declined]
-    n = len(pairs)
-    won_declaring = sum(d.won for d, _ in pairs)
-    won_declining = sum(k.won for _, k in pairs)
-    only_declaring = sum(d.won and not k.won for d, k in pairs)
-    only_declining = sum(k.won and not d.won for d, k in pairs)
-    made = sum(d.made for d, _ in pairs)
-    for label, wins in (("declaring", won_declaring), ("declining", won_declining)):
-        low, high = wilson(wins, n)
-        print(f"  won {label}: {wins}/{n} = {wins / n:.1%} (95% CI {low:.1%}-{high:.1%})")
+    for label, key in (("declaring", "declared"), ("declining", "declined")):
+        wins = sum(branch.won for o in forks for branch in getattr(o, key))
+        total = sum(len(getattr(o, key)) for o in forks)
+        low, high = wilson(wins, total)
+        print(f"  won {label}: {wins}/{total} = {wins / total:.1%} (95% CI {low:.1%}-{high:.1%})")
+    won = [_share(o.declared, "won") - _share(o.declined, "won") for o in forks]
+    ahead, behind = sum(d > 0 for d in won), sum(d < 0 for d in won)
     print(
-        f"  pairs with different winners: {only_declaring} won only by declaring, "
-        f"{only_declining} only by declining (sign test p = "
-        f"{sign_test(only_declaring, only_declining):.3f})"
+        f"  games won more often declaring: {ahead}, declining: {behind} (sign test p = "
+        f"{sign_test(ahead, behind):.3f})\n  share of plays won, declaring minus declining: "
+        f"{_interval(won, 100, ' percentage points')}"
     )
-    low, high = wilson(made, n)
-    print(f"  blind nils made: {made}/{n} = {made / n:.1%} (95% CI {low:.1%}-{high:.1%})")
-    gains = [d.lead - k.lead for d, k in pairs]
-    mean = statistics.fmean(gains)
-    spread = 1.96 * statistics.stdev(gains) / math.sqrt(n) if n > 1 else float("nan")
+    made = sum(branch.made for o in forks for branch in o.declared)
+    low, high = wilson(made, plays)
+    print(f"  blind nils made: {made}/{plays} = {made / plays:.1%} (95% CI {low:.1%}-{high:.1%})")
+    leads = [_share(o.declared, "lead") - _share(o.declined, "lead") for o in forks]
     print(
-        f"  the side's lead after that hand, declaring minus declining: mean {mean:+.1f} "
-        f"points (95% CI {mean - spread:+.1f} to {mean + spread:+.1f})"
+        "  the side's lead after that hand, declaring minus declining: "
+        f"{_interval(leads, 1, ' points')}"
     )
+
+
+def _share(plays: list[Branch], key: str) -> float:
+    """The mean of one figure over a branch's plays."""
+    return statistics.fmean(float(getattr(branch, key)) for branch in plays)
+
+
+def _interval(values: list[float], scale: float, unit: str) -> str:
+    """``values``' mean with its 95% interval (normal), each times ``scale``."""
+    mean = statistics.fmean(values)
+    spread = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    low, high = scale * (mean - spread), scale * (mean + spread)
+    return f"mean {scale * mean:+.1f}{unit} (95% CI {low:+.1f} to {high:+.1f})"
 
 
 def sign_test(wins: int, losses: int) -> float:
@@ -177,12 +199,14 @@ def sign_test(wins: int, losses: int) -> float:
 def _from_json(line: str) -> Outcome:
     data = json.loads(line)
     for key in ("declared", "declined"):
-        if data[key] is not None:
-            data[key] = Branch(**data[key])
+        plays = data[key]
+        # a line of the first runs, before replicates: one play or none
+        plays = [plays] if isinstance(plays, dict) else plays or []
+        data[key] = [Branch(**play) for play in plays]
     return Outcome(**data)
 
 
-def _play_job(job: tuple[str, int, int, str, int | None]) -> Outcome:
+def _play_job(job: tuple[str, int, int, str, int | None, int]) -> Outcome:
     return play_game(*job)
 
 
@@ -193,6 +217,7 @@ def main() -> None:
     parser.add_argument("--preset", default="competitive")
     parser.add_argument("--seed", type=int, default=20000, help="first deal seed")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
+    parser.add_argument("--replicates", type=int, default=1, help="plays of each branch")
     parser.add_argument("--samples", type=int, help="deals per card decision (the level's)")
     parser.add_argument("--budget-ms", type=float, help="expert time per decision")
     parser.add_argument("--out", type=Path, help="append a JSON line per game here")
@@ -211,7 +236,14 @@ def main() -> None:
     rotations = len(rules.sides)
     games = -(-args.games // rotations) * rotations
     jobs = [
-        (args.preset, args.seed + k // rotations, k % rotations, args.against, args.samples)
+        (
+            args.preset,
+            args.seed + k // rotations,
+            k % rotations,
+            args.against,
+            args.samples,
+            max(args.replicates, 1),
+        )
         for k in range(games)
     ]
     print(f"the expert against {args.against}, {args.preset}, {games} games from seed {args.seed}")

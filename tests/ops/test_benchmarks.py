@@ -56,7 +56,8 @@ RUNS = {
             r"2 games; the expert was asked in 2 \(\d+ asks\) and declared in 2",
             r"won declaring: \d/2 = [\d.]+% \(95% CI",
             r"won declining: \d/2 = [\d.]+% \(95% CI",
-            r"pairs with different winners: \d won only by declaring, \d only by declining",
+            r"games won more often declaring: \d, declining: \d \(sign test p = [\d.]+\)",
+            r"share of plays won, declaring minus declining: mean [+-][\d.]+ percentage points \(95% CI",
             r"blind nils made: \d/2",
             r"declaring minus declining: mean [+-][\d.]+ points \(95% CI [+-][\d.]+ to",
         ],
@@ -257,9 +258,10 @@ def test_blind_nil_forks_written_as_they_finish_summarize_as_the_run_did(tmp_pat
     """bench/investigations/blind_nil.py's `--out` file, read back by `--summarize`,
     prints the figures the run printed."""
     arguments = ("--games", "2", "--seed", "20001", "--samples", "2", "--budget-ms", "5")
+    arguments = (*arguments, "--replicates", "2")
     run = bench("investigations/blind_nil", *arguments, "--out", "forks.jsonl", cwd=tmp_path)
     lines = (tmp_path / "forks.jsonl").read_text().splitlines()
     assert len(lines) == 2
     again = bench("investigations/blind_nil", "--summarize", "forks.jsonl", cwd=tmp_path)
-    assert "declared in 2" in again
+    assert "declared in 2 (4 plays of each branch)" in again
     assert again == run.split("\n", 1)[1]
