@@ -57,7 +57,7 @@ RUNS = {
             r"won declaring: \d/2 = [\d.]+% \(95% CI",
             r"won declining: \d/2 = [\d.]+% \(95% CI",
             r"games won more often declaring: \d, declining: \d \(sign test p = [\d.]+\)",
-            r"share of plays won, declaring minus declining: mean [+-][\d.]+ percentage points \(95% CI",
+            r"share of plays won, declaring minus declining: mean [+-][\d.]+ percentage points",
             r"blind nils made: \d/2",
             r"declaring minus declining: mean [+-][\d.]+ points \(95% CI [+-][\d.]+ to",
         ],
