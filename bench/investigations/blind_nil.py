@@ -48,6 +48,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.harness.stats import wilson
 from bench.tournament import MAX_HANDS, Decide, resolve
 from server.engine import Game, Rules
+from server.engine.bots.expert import (
+    BLIND_NIL_SURVIVAL,
+    Deadline,
+    blind_nil_odds,
+    budget_seconds,
+)
 from server.engine.shapes import BlindNilAction
 
 
@@ -68,6 +74,10 @@ class Outcome:
     seed: int
     side: int
     asks: int
+    # The expert's own odds at the fork (``blind_nil_odds``, weighed again beside its
+    # decision): the gain it saw, the share of play-outs the blind nil survived.
+    gain: float | None = None
+    survived: float | None = None
     # One per play of the branch (``--replicates``); empty when there was no fork.
     declared: list[Branch] = field(default_factory=list)
     declined: list[Branch] = field(default_factory=list)
@@ -95,6 +105,9 @@ def play_game(
         if view["phase"] == "blind" and bot_of_seat[seat] is expert:
             outcome.asks += 1
             if action.get("declare"):
+                budget = Deadline(budget_seconds(), samples)
+                odds = blind_nil_odds(rules, view, random.Random(seed), budget)
+                outcome.gain, outcome.survived = odds.gain, odds.survived
                 state = game.to_state()
                 for _ in range(replicates):
                     stream = rng.getrandbits(64)
@@ -166,6 +179,32 @@ def summarize(outcomes: list[Outcome]) -> None:
         "  the side's lead after that hand, declaring minus declining: "
         f"{_interval(leads, 1, ' points')}"
     )
+    weighed = sorted((o for o in forks if o.gain is not None), key=lambda o: o.gain or 0.0)
+    if len(weighed) < 2:
+        return
+    survived = statistics.fmean(o.survived or 0.0 for o in weighed)
+    print(
+        f"  the expert's odds at the forks: the blind nil survived {survived:.0%} of its "
+        f"play-outs (counted as {BLIND_NIL_SURVIVAL:.0%} of that)"
+    )
+    half = len(weighed) // 2
+    for label, part in (("lower", weighed[:half]), ("upper", weighed[half:])):
+        made_here = statistics.fmean(_share(o.declared, "made") for o in part)
+        print(
+            f"    {label} half by the gain it saw ({len(part)} games, gain "
+            f"{part[0].gain:+.0f} to {part[-1].gain:+.0f}): made {made_here:.0%}; lead change "
+            + _interval(
+                [_share(o.declared, "lead") - _share(o.declined, "lead") for o in part],
+                1,
+                " points",
+            )
+            + "; share won "
+            + _interval(
+                [_share(o.declared, "won") - _share(o.declined, "won") for o in part],
+                100,
+                " percentage points",
+            )
+        )
 
 
 def _share(plays: list[Branch], key: str) -> float:

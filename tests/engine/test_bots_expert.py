@@ -22,6 +22,7 @@ from server.engine.bots.expert import (
     WALL_CAP,
     Deadline,
     bag_debt,
+    blind_nil_odds,
     budget_seconds,
     one_trick_less,
     play_out,
@@ -267,3 +268,16 @@ def test_blind_nil_when_the_imagined_deals_say_it_pays() -> None:
     assert declares_blind(rules, 200, 400)
     assert not declares_blind(rules, 400, 300)
     assert not declares_blind(rules, 200, 400, [None, None, "blind_nil", None])
+
+
+def test_the_blind_nil_odds_say_what_the_decision_weighed() -> None:
+    """`blind_nil_odds` (the decision's own weighing, which bench/investigations reads)
+    counts the deals it imagined, the share of them the blind nil survived, and a gain
+    that is positive far behind and negative well ahead, as the decision goes."""
+    rules = Rules.preset("standard", blind_nil=True, blind_nil_behind_by=None)
+    for mine, theirs, declares in ((200, 400, True), (400, 300, False)):
+        view = {**blind_view(mine, theirs), "dealer": 3}
+        odds = blind_nil_odds(rules, view, random.Random(2), Deadline(1.0, 60))
+        assert odds.deals == 60
+        assert 0.0 < odds.survived < 1.0
+        assert (odds.gain > 0) is declares

@@ -60,6 +60,8 @@ RUNS = {
             r"share of plays won, declaring minus declining: mean [+-][\d.]+ percentage points",
             r"blind nils made: \d/2",
             r"declaring minus declining: mean [+-][\d.]+ points \(95% CI [+-][\d.]+ to",
+            r"the expert's odds at the forks: the blind nil survived \d+% of its play-outs",
+            r"lower half by the gain it saw \(1 games, gain [+-]\d+ to [+-]\d+\): made \d+%",
         ],
     ),
     "investigations/expert_work": (

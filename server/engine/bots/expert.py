@@ -323,24 +323,43 @@ def choose_bid(
 
 
 def choose_blind(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> BlindNilAction:
-    """Blind nil when it is worth more than the ordinary bid on the same imagined deals.
-    The seat has not seen its cards, so every hand is imagined, its own too. On each
-    deal it plays out twice: once as a blind nil (after the pass, its most dangerous
-    cards for its partner's lowest), every other seat bidding the basic count of its
-    hand; once bidding that count itself. Each play-out is scored as the bids are
-    (``HuntingRollout.utility``: the chance of winning the game), and a blind nil that
-    survived a play-out counts as surviving only ``BLIND_NIL_SURVIVAL`` of the time, as
-    a table's hunters break more nils than the play-outs' do. Never beside a partner's
-    blind nil. The engine asks only the seats the table lets bid it."""
+    """Blind nil when it is worth more than the ordinary bid on the same imagined deals
+    (``blind_nil_odds``). Never beside a partner's blind nil. The engine asks only the
+    seats the table lets bid it."""
     state = seat_state(rules, view, rng)
     if any(state.bids[s] == "blind_nil" for s in state.teammates):
         return {"type": "blind_nil", "declare": False}
+    return {"type": "blind_nil", "declare": blind_nil_odds(rules, view, rng, deadline).gain > 0}
+
+
+@dataclasses.dataclass(frozen=True)
+class BlindNilOdds:
+    """What the play-outs say of a blind nil: ``gain``, the mean of its worth minus the
+    ordinary bid's (``GAME_VALUE`` units of the chance of winning the game); ``survived``,
+    the share of play-outs it survived (before ``BLIND_NIL_SURVIVAL``); over ``deals``."""
+
+    gain: float
+    survived: float
+    deals: int
+
+
+def blind_nil_odds(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> BlindNilOdds:
+    """Weigh a blind nil against the ordinary bid on the same imagined deals. The seat
+    has not seen its cards, so every hand is imagined, its own too. On each deal it
+    plays out twice: once as a blind nil (after the pass, its most dangerous cards for
+    its partner's lowest), every other seat bidding the basic count of its hand; once
+    bidding that count itself. Each play-out is scored as the bids are
+    (``HuntingRollout.utility``: the chance of winning the game), and a blind nil that
+    survived a play-out counts as surviving only ``BLIND_NIL_SURVIVAL`` of the time, as
+    a table's hunters break more nils than the play-outs' do."""
+    state = seat_state(rules, view, rng)
     rng = rng or random.Random(view_seed(view))
     seats = list(range(state.players))
     sizes = [rules.hand_size] * state.players
     unseen = list(state.unseen.elements())
     passing = rules.blind_nil_pass if rules.partnerships else 0
     gain = 0.0
+    survived = 0
     count = 0
     while deadline.more(count, MAX_BID_SAMPLES):
         deal = deal_hidden(rng, unseen, seats, sizes, {}, state.order.suit)
@@ -351,11 +370,12 @@ def choose_blind(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> Blin
         sim, tricks = _simulate(rules, view, state, passed, bids)
         blind = sim.utility(tricks)
         if tricks[state.seat] == 0:
+            survived += 1
             failed = sim.utility(_one_trick_to(tricks, state.seat))
             blind = failed + BLIND_NIL_SURVIVAL * (blind - failed)
         gain += blind - ordinary
         count += 1
-    return {"type": "blind_nil", "declare": gain > 0}
+    return BlindNilOdds(gain=gain / count, survived=survived / count, deals=count)
 
 
 def _blind_pass(state: SeatState, deal: list[list[int]], passing: int) -> list[list[int]]:
