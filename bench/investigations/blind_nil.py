@@ -48,12 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.harness.stats import wilson
 from bench.tournament import MAX_HANDS, Decide, resolve
 from server.engine import Game, Rules
-from server.engine.bots.expert import (
-    BLIND_NIL_SURVIVAL,
-    Deadline,
-    blind_nil_odds,
-    budget_seconds,
-)
+from server.engine.bots.budget import Deadline, budget_seconds
+from server.engine.bots.expert import BLIND_NIL_SURVIVAL, blind_nil_odds
 from server.engine.shapes import BlindNilAction
 
 

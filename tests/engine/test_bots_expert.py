@@ -16,14 +16,16 @@ import pytest
 
 from server.engine import Game, Rules
 from server.engine.bots import BOT_LEVELS, choose_action
-from server.engine.bots.expert import (
+from server.engine.bots.budget import (
     BUDGET_VARIABLE,
     MIN_SAMPLES,
     WALL_CAP,
     Deadline,
+    budget_seconds,
+)
+from server.engine.bots.expert import (
     bag_debt,
     blind_nil_odds,
-    budget_seconds,
     one_trick_less,
     play_out,
 )

@@ -22,8 +22,8 @@ within a time budget per decision.
 - **Work**: a decision imagines deals until it has spent nearly ``budget`` seconds of
   its own CPU time (``SPADES_BOT_BUDGET_MS`` milliseconds by default, 150), so a busy
   machine, which gives the thinking thread less of each second, slows the answer but
-  does not weaken it; the wall clock only caps it, at ``WALL_CAP`` times the budget, and
-  a floor of deals is imagined whatever either clock says. Or exactly ``samples`` deals
+  does not weaken it; the wall clock only caps it, and a floor of deals is imagined
+  whatever either clock says (``server.engine.bots.budget``). Or exactly ``samples`` deals
   when the caller fixes them (then the answer does not depend on any clock).
 
 - **Blind nil** is weighed the same way (``choose_blind``): the seat's own unseen hand
@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import random
-import time
 
 from server.engine.bots import advanced, basic
+from server.engine.bots.budget import Deadline, budget_seconds
 from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.expert_endgame import Endgame, SearchTooBig
 from server.engine.bots.knowledge import (
@@ -82,19 +81,9 @@ from server.engine.shapes import (
     View,
 )
 
-BUDGET_VARIABLE = "SPADES_BOT_BUDGET_MS"
-DEFAULT_BUDGET_MS = 150.0
-# Imagining stops once this share of the budget (CPU time) is spent, and before a deal
-# that the average deal so far says would overrun it: the rest is for building the view
-# and sending the move.
-BUDGET_SHARE = 0.7
-# However starved of CPU the thinking thread is, it answers within this many budgets of
-# wall time (once it has its floor of deals).
-WALL_CAP = 3.0
-# Caps on imagined deals, whatever the budget, and the floor imagined whatever the clocks.
+# Caps on imagined deals, whatever the budget.
 MAX_PLAY_SAMPLES = 300
 MAX_BID_SAMPLES = 60
-MIN_SAMPLES = 6
 # Solve each imagined deal exactly once this many tricks are left, by table size.
 EXACT_TRICKS = {2: 5, 3: 4, 4: 4, 6: 2}
 # Bids tried around the advanced level's number.
@@ -203,46 +192,6 @@ def bag_debt(rules: Rules, bags: int) -> float:
     return float(rules.bag_penalty * (bags / rules.bag_limit) ** 2)
 
 
-def budget_seconds() -> float:
-    """The CPU time per decision: ``SPADES_BOT_BUDGET_MS`` (milliseconds) or 150 ms."""
-    raw = os.environ.get(BUDGET_VARIABLE)
-    try:
-        return (float(raw) if raw else DEFAULT_BUDGET_MS) / 1000
-    except ValueError:
-        return DEFAULT_BUDGET_MS / 1000
-
-
-class Deadline:
-    """When a decision stops imagining deals: after exactly ``samples`` deals if given,
-    else when the next deal would overrun the share of the budget in the thread's own CPU
-    time (``time.thread_time``), or at the wall-time cap; at least ``MIN_SAMPLES`` deals,
-    at most the caller's cap."""
-
-    def __init__(self, budget: float, samples: int | None) -> None:
-        self.samples = samples
-        self.start = time.thread_time()
-        self.stop = self.start + budget * BUDGET_SHARE
-        self.end = self.start + budget
-        self.wall_end = time.perf_counter() + budget * WALL_CAP
-
-    def passed(self, count: int) -> bool:
-        """Whether the whole budget, or the wall-time cap, is spent once ``count`` deals
-        are imagined (never, when counting ``samples``, nor below the floor)."""
-        if self.samples is not None or count < MIN_SAMPLES:
-            return False
-        return time.thread_time() > self.end or time.perf_counter() > self.wall_end
-
-    def more(self, count: int, cap: int) -> bool:
-        if self.samples is not None:
-            return count < max(self.samples, 1)
-        if count < MIN_SAMPLES:
-            return True
-        if count >= cap or time.perf_counter() > self.wall_end:
-            return False
-        now = time.thread_time()
-        return now + (now - self.start) / count <= self.stop
-
-
 def choose(
     rules: Rules,
     view: View,
@@ -329,7 +278,10 @@ def choose_blind(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> Blin
     state = seat_state(rules, view, rng)
     if any(state.bids[s] == "blind_nil" for s in state.teammates):
         return {"type": "blind_nil", "declare": False}
-    return {"type": "blind_nil", "declare": blind_nil_odds(rules, view, rng, deadline).gain > 0}
+    return {
+        "type": "blind_nil",
+        "declare": _weigh_blind(rules, view, state, rng, deadline).gain > 0,
+    }
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,7 +304,12 @@ def blind_nil_odds(rules: Rules, view: View, rng: Rng, deadline: Deadline) -> Bl
     (``HuntingRollout.utility``: the chance of winning the game), and a blind nil that
     survived a play-out counts as surviving only ``BLIND_NIL_SURVIVAL`` of the time, as
     a table's hunters break more nils than the play-outs' do."""
-    state = seat_state(rules, view, rng)
+    return _weigh_blind(rules, view, seat_state(rules, view, rng), rng, deadline)
+
+
+def _weigh_blind(
+    rules: Rules, view: View, state: SeatState, rng: Rng, deadline: Deadline
+) -> BlindNilOdds:
     rng = rng or random.Random(view_seed(view))
     seats = list(range(state.players))
     sizes = [rules.hand_size] * state.players
