@@ -12,14 +12,15 @@ import secrets
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from server.api.deps import Bearer, Id
 from server.api.ratelimit import limit_writes
 from server.engine.rules import RuleFields
 from server.names import check_text
 from server.protocol import ClubGames, ClubInvite, ClubPage, CreatedClub, JoinedClub
-from server.realtime.hosting import hash_token, new_token
+from server.realtime.hosting import hash_token, new_id, new_token
 from server.store.clubs import ClubStore, Viewer
 
 router = APIRouter(prefix="/api", tags=["clubs"])
@@ -34,15 +35,6 @@ def get_clubs(request: Request) -> ClubStore:
 
 
 Clubs = Annotated[ClubStore, Depends(get_clubs)]
-
-
-def bearer(authorization: Annotated[str | None, Header()] = None) -> str:
-    """The bearer token, or "" (which no club token matches)."""
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
-Bearer = Annotated[str, Depends(bearer)]
 
 
 def club_name(name: str) -> str:
@@ -75,7 +67,7 @@ class Joining(BaseModel):
         return check_text(name, "A member name").strip()
 
 
-async def viewer_of(clubs: ClubStore, club_id: str, token: str | None) -> Viewer:
+async def viewer_of(clubs: ClubStore, club_id: Id, token: str | None) -> Viewer:
     """The host or member holding `token` for this club, else 403."""
     viewer = await clubs.viewer(club_id, hash_token(token)) if token else None
     if viewer is None:
@@ -83,20 +75,20 @@ async def viewer_of(clubs: ClubStore, club_id: str, token: str | None) -> Viewer
     return viewer
 
 
-async def host_of(clubs: ClubStore, club_id: str, token: str) -> Viewer:
+async def host_of(clubs: ClubStore, club_id: Id, token: str) -> Viewer:
     viewer = await viewer_of(clubs, club_id, token)
     if not viewer.host:
         raise HTTPException(403, "Only the club's host can do that.")
     return viewer
 
 
-def club_url(club_id: str, invite: str) -> str:
+def club_url(club_id: Id, invite: str) -> str:
     return f"/c/{club_id}#invite={invite}"
 
 
 @router.post("/clubs", status_code=201, dependencies=WRITES)
 async def create_club(body: NewClub, clubs: Clubs) -> CreatedClub:
-    club_id = secrets.token_urlsafe(6)
+    club_id = new_id()
     invite, host_token = secrets.token_urlsafe(12), new_token()
     await clubs.create(club_id, body.name, hash_token(invite), hash_token(host_token))
     # The only answer carrying the invite and the host token: shown once, to the maker.
@@ -110,20 +102,20 @@ async def create_club(body: NewClub, clubs: Clubs) -> CreatedClub:
 
 
 @router.post("/clubs/{club_id}/members", status_code=201, dependencies=WRITES)
-async def join_club(club_id: str, body: Joining, request: Request, clubs: Clubs) -> JoinedClub:
+async def join_club(club_id: Id, body: Joining, request: Request, clubs: Clubs) -> JoinedClub:
     limit = request.app.state.settings.seat_name_max_length
     if not 1 <= len(body.name) <= limit:
         raise HTTPException(422, f"name: a member name is 1 to {limit} characters.")
     invite_hash = await clubs.invite_hash(club_id)
     if invite_hash is None or not secrets.compare_digest(invite_hash, hash_token(body.invite)):
         raise HTTPException(403, "That club link is not valid (it may have been replaced).")
-    member_id, token = secrets.token_urlsafe(6), new_token()
+    member_id, token = new_id(), new_token()
     await clubs.join(club_id, member_id, body.name, hash_token(token))
     return JoinedClub(member={"id": member_id, "name": body.name}, token=token)
 
 
 @router.get("/clubs/{club_id}", response_model=ClubPage)
-async def club_page(club_id: str, token: Bearer, clubs: Clubs) -> Response:
+async def club_page(club_id: Id, token: Bearer, clubs: Clubs) -> Response:
     """The club page, encoded by orjson as built (a `ClubPage`: the store builds exactly
     its fields, and no secret is among them): a club's list of games is long, and
     FastAPI's validation and encoding of each one cost more than the database."""
@@ -135,7 +127,7 @@ async def club_page(club_id: str, token: Bearer, clubs: Clubs) -> Response:
 
 @router.get("/clubs/{club_id}/games")
 async def club_games(
-    club_id: str,
+    club_id: Id,
     token: Bearer,
     clubs: Clubs,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
@@ -147,7 +139,7 @@ async def club_games(
 
 
 @router.patch("/clubs/{club_id}", dependencies=WRITES)
-async def rename_club(club_id: str, body: NewClub, token: Bearer, clubs: Clubs) -> ClubPage:
+async def rename_club(club_id: Id, body: NewClub, token: Bearer, clubs: Clubs) -> ClubPage:
     viewer = await host_of(clubs, club_id, token)
     await clubs.rename(club_id, body.name)
     page = await clubs.page(viewer)
@@ -156,7 +148,7 @@ async def rename_club(club_id: str, body: NewClub, token: Bearer, clubs: Clubs) 
 
 
 @router.delete("/clubs/{club_id}/members/{member_id}", status_code=204, dependencies=WRITES)
-async def remove_member(club_id: str, member_id: str, token: Bearer, clubs: Clubs) -> Response:
+async def remove_member(club_id: Id, member_id: Id, token: Bearer, clubs: Clubs) -> Response:
     """The member's token stops working; their past games and figures stay."""
     await host_of(clubs, club_id, token)
     if not await clubs.remove(club_id, member_id):
@@ -165,7 +157,7 @@ async def remove_member(club_id: str, member_id: str, token: Bearer, clubs: Club
 
 
 @router.post("/clubs/{club_id}/invite", dependencies=WRITES)
-async def new_invite(club_id: str, token: Bearer, clubs: Clubs) -> ClubInvite:
+async def new_invite(club_id: Id, token: Bearer, clubs: Clubs) -> ClubInvite:
     """A fresh club link; the old one stops letting anyone join."""
     await host_of(clubs, club_id, token)
     invite = secrets.token_urlsafe(12)
@@ -177,7 +169,7 @@ async def new_invite(club_id: str, token: Bearer, clubs: Clubs) -> ClubInvite:
 
 
 async def club_rules(
-    clubs: ClubStore, club_id: str, token: str | None, given: RuleFields | None
+    clubs: ClubStore, club_id: Id, token: str | None, given: RuleFields | None
 ) -> RuleFields:
     """For a new table of the club (403 without its host's or a member's token): the
     rules given, else the club's usual ones, else the standard preset."""

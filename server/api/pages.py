@@ -11,6 +11,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from server import shipped
+from server.api.deps import Id
 
 WEB = shipped("web")
 
@@ -50,13 +51,13 @@ async def lobby() -> FileResponse:
 
 
 @router.get("/t/{table_id}")
-async def table_page(table_id: str, request: Request) -> FileResponse:
+async def table_page(table_id: Id, request: Request) -> FileResponse:
     await request.app.state.hub.room(table_id)
     return page("table.html")
 
 
 @router.get("/c/{club_id}")
-async def club_page(club_id: str) -> FileResponse:
+async def club_page(club_id: Id) -> FileResponse:
     """The club page, the same for every id: whether a club exists is told only to a
     holder of one of its tokens (the page asks /api/clubs/{id} with the one it keeps)."""
     return page("club.html")

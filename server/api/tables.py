@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from server.api.clubs import club_rules, get_clubs, seat_member
+from server.api.deps import Bearer, Id, SeatToken
 from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
 from server.names import check_text
@@ -48,25 +49,6 @@ def get_hub(request: Request) -> TableHub:
 Hub = Annotated[TableHub, Depends(get_hub)]
 
 
-def seat_token(authorization: Annotated[str | None, Header()] = None) -> str:
-    """The seat token from `Authorization: Bearer <token>`."""
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise HTTPException(401, "Send your seat token as 'Authorization: Bearer <token>'.")
-    return token.strip()
-
-
-Token = Annotated[str, Depends(seat_token)]
-
-
-def offered_token(authorization: Annotated[str | None, Header()] = None) -> str:
-    """The bearer token, or "" when none was sent: no token matches "", so host controls
-    refuse a missing one with 403 like a wrong one."""
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
-HostToken = Annotated[str, Depends(offered_token)]
 Secret = Annotated[str | None, Field(max_length=256)]
 # Routes that change something spend the client address's write budget (ratelimit.py).
 WRITES = [Depends(limit_writes)]
@@ -84,7 +66,7 @@ class NewTable(BaseModel):
     hints: StrictBool | None = None
     # A club's table (private): a member's token or the club's host token; the rules,
     # when not given, are the club's usual ones.
-    club: str | None = Field(default=None, max_length=64)
+    club: Id | None = None
     member_token: Secret = None
     host_token: Secret = None
 
@@ -191,12 +173,12 @@ async def list_tables(hub: Hub) -> Lobby:
 
 
 @router.get("/tables/{table_id}")
-async def table_info(table_id: str, hub: Hub) -> PublicTable:
+async def table_info(table_id: Id, hub: Hub) -> PublicTable:
     return await hub.table_info(table_id)
 
 
 @router.get("/tables/{table_id}/history")
-async def history(table_id: str, hub: Hub) -> History:
+async def history(table_id: Id, hub: Hub) -> History:
     return await hub.history(table_id)
 
 
@@ -206,7 +188,7 @@ async def history(table_id: str, hub: Hub) -> History:
     dependencies=WRITES,
 )
 async def take_seat(
-    table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
+    table_id: Id, seat: int, body: SeatRequest, request: Request, hub: Hub
 ) -> SeatTaken:
     check_seat_name(body.name, request)
     if body.member_token is None:
@@ -233,7 +215,7 @@ def check_seat_name(name: str, request: Request) -> None:
 
 
 @router.delete("/tables/{table_id}/seats/{seat}", status_code=204, dependencies=WRITES)
-async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Response:
+async def leave_seat(table_id: Id, seat: int, token: SeatToken, hub: Hub) -> Response:
     """The seat's player leaves it, or the host removes whoever sits there."""
     await hub.leave_seat(table_id, seat, token)
     return Response(status_code=204)
@@ -244,7 +226,7 @@ async def leave_seat(table_id: str, seat: int, token: Token, hub: Hub) -> Respon
     status_code=201,
     dependencies=WRITES,
 )
-async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> BotSeated:
+async def add_bot(table_id: Id, seat: int, body: BotRequest, hub: Hub) -> BotSeated:
     from server.engine.bots import BOT_LEVELS
 
     if body.level not in BOT_LEVELS:
@@ -258,7 +240,7 @@ async def add_bot(table_id: str, seat: int, body: BotRequest, hub: Hub) -> BotSe
     status_code=201,
     dependencies=WRITES,
 )
-async def rematch(table_id: str, token: Token, hub: Hub) -> PublicTable:
+async def rematch(table_id: Id, token: SeatToken, hub: Hub) -> PublicTable:
     return room_table(await hub.rematch(table_id, token))
 
 
@@ -271,7 +253,7 @@ async def rematch(table_id: str, token: Token, hub: Hub) -> PublicTable:
     dependencies=WRITES,
 )
 async def move_seat(
-    table_id: str, seat: int, body: MoveRequest, token: HostToken, hub: Hub
+    table_id: Id, seat: int, body: MoveRequest, token: Bearer, hub: Hub
 ) -> PublicTable:
     return room_table(await hub.move_seat(table_id, token, seat, body.to))
 
@@ -280,7 +262,7 @@ async def move_seat(
     "/tables/{table_id}/seats/{seat}/standin",
     dependencies=WRITES,
 )
-async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> PublicTable:
+async def stand_in(table_id: Id, seat: int, token: Bearer, hub: Hub) -> PublicTable:
     return room_table(await hub.stand_in(table_id, token, seat))
 
 
@@ -289,10 +271,10 @@ async def stand_in(table_id: str, seat: int, token: HostToken, hub: Hub) -> Publ
     dependencies=WRITES,
 )
 async def reissue_seat(
-    table_id: str,
+    table_id: Id,
     seat: int,
     body: ReissueRequest,
-    token: HostToken,
+    token: Bearer,
     request: Request,
     hub: Hub,
 ) -> SeatReissued:
@@ -304,11 +286,11 @@ async def reissue_seat(
 
 
 @router.patch("/tables/{table_id}", dependencies=WRITES)
-async def change_table(table_id: str, body: TableChange, token: HostToken, hub: Hub) -> PublicTable:
+async def change_table(table_id: Id, body: TableChange, token: Bearer, hub: Hub) -> PublicTable:
     return room_table(await hub.set_timer(table_id, token, body.turn_seconds))
 
 
 @router.delete("/tables/{table_id}", status_code=204, dependencies=WRITES)
-async def end_table(table_id: str, token: HostToken, hub: Hub) -> Response:
+async def end_table(table_id: Id, token: Bearer, hub: Hub) -> Response:
     await hub.end_table(table_id, token)
     return Response(status_code=204)

@@ -20,6 +20,30 @@ from server.store.records import Hosting, SeatRecord, TableUpdate
 
 # Random bytes of a seat or host token (32 URL-safe characters).
 TOKEN_BYTES = 24
+# Random bytes of a table's, a club's or a member's id (8 URL-safe characters), and what
+# an id the server made can be: anything else names nothing and never reaches a query.
+ID_BYTES = 6
+ID_MAX_LENGTH = 16
+ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def new_id() -> str:
+    """A fresh table, club or member id.
+
+    >>> is_id(new_id())
+    True
+    """
+    return secrets.token_urlsafe(ID_BYTES)
+
+
+def is_id(text: str) -> bool:
+    """Whether `text` could be an id the server made: 1 to `ID_MAX_LENGTH` URL-safe
+    characters (no NUL, no space, nothing PostgreSQL or a URL would choke on).
+
+    >>> is_id("aB3-_x9Q"), is_id(""), is_id("a\\x00"), is_id("x" * 17)
+    (True, False, False, False)
+    """
+    return 0 < len(text) <= ID_MAX_LENGTH and set(text) <= ID_CHARS
 
 
 def new_token() -> str:

@@ -35,7 +35,7 @@ from server.realtime.bots import decision_pool, warm
 from server.realtime.changes import TableChanges
 from server.realtime.effects import ChatDraft, Effects
 from server.realtime.errors import TableError
-from server.realtime.hosting import hash_token, new_token
+from server.realtime.hosting import hash_token, new_id, new_token
 from server.realtime.messages import error
 from server.realtime.presence import Presence
 from server.realtime.pubsub import TableNotices
@@ -169,7 +169,7 @@ class TableHub:
     ) -> tuple[Room, str, str]:
         """A new table; returns its room, its invite and the host token (each shown once,
         stored only as a hash). Hints are on at friends' (unlisted) tables unless said."""
-        table_id = secrets.token_urlsafe(6)
+        table_id = new_id()
         invite, host_token = secrets.token_urlsafe(12), new_token()
         hosts = Hosting(
             listed=listed,

@@ -18,13 +18,12 @@ import structlog
 
 from server.observability import ERRORS
 from server.realtime.errors import no_such_table
+from server.realtime.hosting import is_id
 from server.realtime.room import Room
 from server.settings import Settings
 from server.store.repository import TableStore
 
 log = structlog.get_logger(__name__)
-
-TABLE_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 
 class Rooms:
@@ -52,7 +51,7 @@ class Rooms:
         if room is not None:
             room.touched = time.monotonic()
             return room
-        if not 0 < len(table_id) <= 16 or not set(table_id) <= TABLE_ID_CHARS:
+        if not is_id(table_id):
             raise no_such_table()
         async with self._loading:
             room = self.served.get(table_id)
