@@ -197,11 +197,13 @@ async def take_seat(
     clubs = get_clubs(request)
     member = await seat_member(clubs, table_id, body.member_token)
     assert member.member is not None and member.name is not None
+    # A member plays one seat: the seats of their earlier tokens here must be empty.
+    theirs = await clubs.member_seat_hashes(table_id, member.member)
     token = new_token()
     # Known as the member's before it is given out: the game's end finds the member by it.
     await clubs.seat_member(table_id, member.member, hash_token(token))
     try:
-        await hub.take_seat(table_id, seat, member.name, token=token, admitted=True)
+        await hub.take_seat(table_id, seat, member.name, token=token, admitted=True, theirs=theirs)
     except Exception:
         await clubs.unseat_member(table_id, hash_token(token))
         raise

@@ -201,14 +201,16 @@ class TableHub:
         host_token: str | None = None,
         token: str | None = None,
         admitted: bool = False,
+        theirs: frozenset[str] = frozenset(),
     ) -> str:
         """Seat a person; returns their token (shown once, stored only as a hash). The
         host's token makes the seat the host's. `token`: the seat token to give (a fresh
-        one when None); `admitted`: seated without the invite (a club's member)."""
+        one when None); `admitted`: seated without the invite (a club's member);
+        `theirs`: hashes of the member's earlier seat tokens here (`seats.take`)."""
         room = await self.room(table_id)
         token = token or new_token()
         room = await self.changes.run(
-            room, seats.take, seat, name, token, invite, host_token, admitted
+            room, seats.take, seat, name, token, invite, host_token, admitted, theirs
         )
         await self.changes.run(room, moves.start_if_full)
         return token

@@ -72,13 +72,21 @@ def take(
     invite: str | None,
     host_token: str | None,
     admitted: bool = False,
+    theirs: frozenset[str] = frozenset(),
 ) -> Effects:
     """A person sits down with a fresh `token`; the host's token makes it the host's seat.
     `admitted`: let in without the invite (a member of the table's club, checked by the
-    caller)."""
+    caller); `theirs`: the hashes of the seat tokens that person was given here before
+    (a member's), none of which may still hold a seat: a member plays one seat."""
     if not admitted:
         check_invite(room, invite, host_token)
     current = empty(room, seat)
+    if any(other.token_hash in theirs for other in room.seats if other.token_hash):
+        raise TableError(
+            "already_seated",
+            "You already sit at this table: a member plays one seat (leave it to move).",
+            409,
+        )
     taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
     if matches(host_token, room.hosting.host_hash):
         return Effects(seats=(taken,), table={"host_seat": seat})

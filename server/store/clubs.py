@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from server.clubs.ratings import Rating, fresh
+from server.clubs.ratings import Rating, fresh, one_seat_each
 from server.clubs.stats import FIELDS, OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.engine.rules import RuleFields
@@ -147,6 +147,17 @@ class ClubStore:
         """The seat token hashing to `token_hash` at `table_id` plays as `member_id`."""
         async with self.sessions.begin() as session:
             session.add(ClubSeatRow(table_id=table_id, token_hash=token_hash, member_id=member_id))
+
+    async def member_seat_hashes(self, table_id: str, member_id: str) -> frozenset[str]:
+        """The hashes of every seat token given to `member_id` at `table_id`: the seat
+        holding one of them is the member's."""
+        async with self.sessions() as session:
+            found = await session.scalars(
+                select(ClubSeatRow.token_hash).where(
+                    ClubSeatRow.table_id == table_id, ClubSeatRow.member_id == member_id
+                )
+            )
+            return frozenset(found)
 
     async def unseat_member(self, table_id: str, token_hash: str) -> None:
         async with self.sessions.begin() as session:
@@ -323,6 +334,8 @@ class ClubStore:
             ).all()
             for game_id, preset, rules, winner, seats in games:
                 members = {seat: m for seat, m in enumerate(seats) if m is not None}
+                if not one_seat_each(members.values()):
+                    continue
                 hands = [
                     HandFacts(row.bids, row.tricks, row.sides)
                     for row in await session.scalars(
