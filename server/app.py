@@ -157,6 +157,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         guards.Limiter(settings.hint_rate_limit, "hint"),
         guards.Limiter(settings.hint_address_rate_limit, "hint-address"),
     )
+    app.state.seed_limiters = (
+        guards.Limiter(settings.seed_rate_limit, "seed"),
+        guards.Limiter(settings.seed_address_rate_limit, "seed-address"),
+    )
     app.state.socket_guard = guards.SocketGuard(settings)
     app.state.frame_path = FramePath(settings.direct_frames)
     app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)

@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     # past either, a hint is refused with `rate_limited`.
     hint_rate_limit: str = "30/minute"
     hint_address_rate_limit: str = "300/minute"
+    # Seeds for the next deal one seat may send (over all its sockets), and a client
+    # address over all its seats: past either, a seed is refused with `rate_limited`.
+    seed_rate_limit: str = "20/minute"
+    seed_address_rate_limit: str = "120/minute"
     # Per-client-address budget of HTTP writes (new tables, seats, bots, rematches).
     http_rate_limit: str = "300/minute"
     # Per-message deflate on WebSockets (`spades serve`): off by default, since a table's
@@ -114,6 +118,8 @@ class Settings(BaseSettings):
         "chat_rate_limit",
         "hint_rate_limit",
         "hint_address_rate_limit",
+        "seed_rate_limit",
+        "seed_address_rate_limit",
         "ws_new_per_address",
     )
     @classmethod

@@ -410,6 +410,8 @@ async def handle(
         raise TableError("rate_limited", "Too many chat lines from your address; wait a little.")
     if kind in ("hint", "review") and not budget("hint"):
         raise TableError("rate_limited", "Too many hints; wait a little.")
+    if kind == "seed" and not budget(kind):
+        raise TableError("rate_limited", "Too many seeds from your seat or address; wait a little.")
     if kind == "act" and (move := plain_act(message)) is not None:
         await hub.act(room, socket, *move)
         return greeted
@@ -520,13 +522,19 @@ async def table_socket(
         chat_limiter: Limiter = websocket.app.state.chat_limiter
         hint_limiters: tuple[Limiter, Limiter] = websocket.app.state.hint_limiters
         hint_limiter, hint_address_limiter = hint_limiters
+        seed_limiters: tuple[Limiter, Limiter] = websocket.app.state.seed_limiters
+        seed_limiter, seed_address_limiter = seed_limiters
         greeted = False
 
         def budget(kind: str) -> bool:
             """Chat: the address's budget. Hints: the player's (this socket's), then the
-            address's (a classroom behind one NAT shares it)."""
+            address's (a classroom behind one NAT shares it). Seeds: the seat's, over all
+            its sockets, then the address's."""
             if kind == "chat":
                 return chat_limiter.allow(address)
+            if kind == "seed":
+                seat = f"{room.id}/{socket.seat}" if socket.seat is not None else socket.key
+                return seed_limiter.allow(seat) and seed_address_limiter.allow(address)
             return hint_limiter.allow(socket.key) and hint_address_limiter.allow(address)
 
         try:

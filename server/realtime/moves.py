@@ -18,7 +18,7 @@ from server.engine.fairness import Deals, HandFairness, checked_seed, commitment
 from server.observability import ERRORS
 from server.protocol import StoredHand, TimerMove
 from server.realtime import seats
-from server.realtime.effects import Effects, GameStart
+from server.realtime.effects import NOTHING, Effects, GameStart
 from server.realtime.errors import HalfDone, TableError
 from server.realtime.room import Listener, Room
 from server.realtime.timer import fresh_deadline, next_deadline, public_move, utcnow
@@ -169,7 +169,8 @@ def first_deals(room: Room) -> Deals:
 
 
 def seed(room: Room, listener: Listener, value: str) -> Effects:
-    """A seated player's own seed for the next deal, shown to everyone at once."""
+    """A seated player's own seed for the next deal, shown to everyone at once; the seed
+    the seat already has changes nothing (nothing written, nothing sent)."""
     if listener.seat is None:
         raise TableError("not_seated", "Only a seated player may add a seed to the deal.")
     seats.not_ended(room)
@@ -180,6 +181,8 @@ def seed(room: Room, listener: Listener, value: str) -> Effects:
         value = checked_seed(value)
     except ValueError as refusal:
         raise TableError("bad_seed", f"{str(refusal).capitalize()}.") from None
+    if deals.seeds[-1].get(listener.seat) == value:
+        return NOTHING
     seeds = {**deals.seeds[-1], listener.seat: value}
     stored = {str(seat): seeds[seat] for seat in sorted(seeds)}
     return Effects(
