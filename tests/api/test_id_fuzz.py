@@ -16,6 +16,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from server.api.deps import ID_PATTERN
 from tests.clubs.playing import bearer, make_club
 
 JUNK = ["\x00", "a\x00b", "x" * 300, "a b", "'; --", "é.%"]
@@ -123,6 +124,10 @@ async def test_every_route_refuses_junk_ids_and_strings_without_an_error(
                 sent += 1
                 answers.add(response.status_code)
                 assert response.status_code < 500, (method, path, body, response.text)
+    # The pages outside the OpenAPI document take the same ids.
+    for page, junk in itertools.product(("/t/", "/c/"), JUNK):
+        response = await client.get(page + quote(junk, safe=""))
+        assert response.status_code == 422, (page, junk)
     assert errors_logged(caplog) == []
     assert sent > 500 and {201, 403, 422} <= answers
     # Whoever joined with the real invite did so under a printable name.
@@ -144,3 +149,23 @@ async def test_a_malformed_id_is_a_422_naming_the_field(client: httpx.AsyncClien
     answer = await client.post("/api/tables/%00/seats/0", json={"name": "Ann", "member_token": "x"})
     assert answer.status_code == 422
     assert answer.json()["detail"][0]["loc"] == ["path", "table_id"]
+
+
+def test_every_id_of_every_route_is_the_one_checked_type(app: FastAPI) -> None:
+    """Every string in a path, and every id in a body, is published as `deps.Id`."""
+    spec = app.openapi()
+    path_ids = [
+        parameter["schema"]
+        for operations in spec["paths"].values()
+        for operation in operations.values()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "path" and parameter["schema"].get("type") == "string"
+    ]
+    assert len(path_ids) >= 15
+    assert all(schema["pattern"] == ID_PATTERN for schema in path_ids)
+    (club,) = [
+        option
+        for option in spec["components"]["schemas"]["NewTable"]["properties"]["club"]["anyOf"]
+        if option["type"] == "string"
+    ]
+    assert club["pattern"] == ID_PATTERN
