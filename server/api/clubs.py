@@ -67,7 +67,7 @@ class Joining(BaseModel):
         return check_text(name, "A member name").strip()
 
 
-async def viewer_of(clubs: ClubStore, club_id: Id, token: str | None) -> Viewer:
+async def viewer_of(clubs: ClubStore, club_id: str, token: str | None) -> Viewer:
     """The host or member holding `token` for this club, else 403."""
     viewer = await clubs.viewer(club_id, hash_token(token)) if token else None
     if viewer is None:
@@ -75,14 +75,14 @@ async def viewer_of(clubs: ClubStore, club_id: Id, token: str | None) -> Viewer:
     return viewer
 
 
-async def host_of(clubs: ClubStore, club_id: Id, token: str) -> Viewer:
+async def host_of(clubs: ClubStore, club_id: str, token: str) -> Viewer:
     viewer = await viewer_of(clubs, club_id, token)
     if not viewer.host:
         raise HTTPException(403, "Only the club's host can do that.")
     return viewer
 
 
-def club_url(club_id: Id, invite: str) -> str:
+def club_url(club_id: str, invite: str) -> str:
     return f"/c/{club_id}#invite={invite}"
 
 
@@ -169,7 +169,7 @@ async def new_invite(club_id: Id, token: Bearer, clubs: Clubs) -> ClubInvite:
 
 
 async def club_rules(
-    clubs: ClubStore, club_id: Id, token: str | None, given: RuleFields | None
+    clubs: ClubStore, club_id: str, token: str | None, given: RuleFields | None
 ) -> RuleFields:
     """For a new table of the club (403 without its host's or a member's token): the
     rules given, else the club's usual ones, else the standard preset."""
