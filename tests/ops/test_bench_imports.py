@@ -132,10 +132,12 @@ def test_the_readme_installs_the_bench_extra_before_its_bench_commands():
 
 
 def test_every_module_the_bench_scripts_import_is_installed_by_the_runtime_and_bench_extra():
+    """The scripts the READMEs name, and every other file of bench/ (docs/ name more)."""
+    scripts = sorted({*named_scripts(), *(ROOT / "bench").rglob("*.py")})
     installed = installed_with("bench")
     missing = {
         module: str(where.relative_to(ROOT))
-        for module, where in third_party(named_scripts()).items()
+        for module, where in third_party(scripts).items()
         if not distributions_of(module) & installed
     }
     assert missing == {}, "imported by bench/ but not installed by '.[bench]'"
