@@ -1,8 +1,8 @@
 """Every WebSocket message of `/ws/tables/{id}`, both ways, as types (docs/protocol.md),
 and the generator that publishes the protocol.
 
-What clients send is one pydantic model per `type` (`Hello`, `Act`, `Chat`, `Back`,
-`Ping`, `Hint`), a union discriminated on `type`, checked in one place:
+What clients send is one pydantic model per `type` (`Hello`, `Act`, `Chat`, `Seed`,
+`Back`, `Ping`, `Hint`, `Review`), a union discriminated on `type`, checked in one place:
 `read_client_message`. A message it refuses becomes a `TableError` with the code and
 words clients have always received (`bad_message`, `bad_chat`); the action inside an `act`
 is left to the engine, which knows why a move is wrong.
