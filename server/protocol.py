@@ -17,11 +17,13 @@ their description.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypeAlias
 
-from pydantic import WithJsonSchema
+from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
+from server.clubs.figures import AVERAGES, FIGURES, Average, Figure
 from server.engine import (
     Action,
     Bid,
@@ -302,34 +304,34 @@ class JoinedClub(TypedDict):
     token: str
 
 
-class ClubStats(TypedDict):
-    """A member's figures over their finished, rated club games (the hands they played):
-    `contracts` the hands their side had a contract, split into `contracts_made` and
-    `sets`; `nils` their own nil and blind nil bids, `nils_made` those made; `bags` the
-    bags their side took; `ten_for_two_hundreds` contracts of 10 or more made under that
-    rule; `points` their side's points; `bags_per_hand` and `points_per_hand` averages."""
-
-    games: int
-    wins: int
-    hands: int
-    contracts: int
-    contracts_made: int
-    sets: int
-    nils: int
-    nils_made: int
-    blind_nils: int
-    blind_nils_made: int
-    bags: int
-    ten_for_two_hundreds: int
-    points: int
-    bags_per_hand: float
-    points_per_hand: float
+def figures_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
+    """The TypedDict of a member's figures: one integer per figure and one number per
+    average, each titled with its label (the JSON Schema's, so the client's)."""
+    fields: dict[str, Any] = {
+        **{figure.name: Annotated[int, Field(title=figure.label)] for figure in figures},
+        **{average.name: Annotated[float, Field(title=average.label)] for average in averages},
+    }
+    shape: type = TypedDict("ClubStats", fields)  # type: ignore[misc]
+    shape.__doc__ = (
+        "A member's figures over their finished, rated club games (the hands they played),"
+        " each titled with its label: counts, then averages per hand."
+    )
+    return shape
 
 
-class ClubMember(ClubStats):
-    """A member with their overall figures, their rating (`rating`: the conservative
-    value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and uncertainty)
-    and their figures per preset."""
+# A member's figures (`server.clubs.figures` declares them): to a type checker a mapping
+# of figure names to numbers, to pydantic (so to the JSON Schema and the client's
+# typedefs) one field per figure.
+if TYPE_CHECKING:
+    ClubStats: TypeAlias = dict[str, int | float]
+else:
+    ClubStats = figures_shape(FIGURES, AVERAGES)
+
+
+class ClubMember(TypedDict):
+    """A member with their overall figures (`figures`), their rating (`rating`: the
+    conservative value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and
+    uncertainty) and their figures per preset."""
 
     id: str
     name: str
@@ -337,6 +339,7 @@ class ClubMember(ClubStats):
     rating: float
     mu: float
     sigma: float
+    figures: ClubStats
     presets: dict[str, ClubStats]
 
 

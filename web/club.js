@@ -7,6 +7,7 @@
 import "/static/comfort.js";
 import { api, el, fill, patch, remembered } from "/static/dom.js";
 import { linkField, rememberCreated, seatKey, showLinkDialog } from "/static/links.js";
+import { CLUB_FIGURES } from "/static/protocol-types.js";
 import { PRESET_TITLES } from "/static/rules.js";
 
 const REFRESH_MS = 4000;
@@ -155,18 +156,10 @@ function renderHost() {
     }, "New club link (the old one stops working)"));
 }
 
+/** A member's figures, each under its label (the server declares them, CLUB_FIGURES). */
 function figuresList(figures) {
-  const rows = [
-    ["Games", `${figures.games} (won ${figures.wins})`],
-    ["Hands", figures.hands],
-    ["Contracts made", `${figures.contracts_made} of ${figures.contracts} (set ${figures.sets})`],
-    ["Nils made", `${figures.nils_made} of ${figures.nils}`],
-    ["Blind nils made", `${figures.blind_nils_made} of ${figures.blind_nils}`],
-    ["Bags a hand", figures.bags_per_hand],
-    ["10-for-200s", figures.ten_for_two_hundreds],
-    ["Points a hand", figures.points_per_hand],
-  ];
-  return el("dl", { class: "figures" }, rows.map(([term, value]) => [el("dt", {}, term), el("dd", {}, String(value))]));
+  return el("dl", { class: "figures" }, CLUB_FIGURES.map(([name, label]) =>
+    [el("dt", {}, label), el("dd", {}, String(figures[name]))]));
 }
 
 function renderMembers() {
@@ -176,13 +169,13 @@ function renderMembers() {
     return el("tr", { key: id, dataset: { member: id } },
       el("th", { scope: "row" }, member.name, id === club.you ? " (you)" : ""),
       el("td", {}, `${member.rating.toFixed(1)} (${member.mu.toFixed(1)} ± ${(3 * member.sigma).toFixed(1)})`),
-      el("td", {}, String(member.games)),
-      el("td", {}, String(member.wins)));
+      el("td", {}, String(member.figures.games)),
+      el("td", {}, String(member.figures.wins)));
   }));
   // Patched in place: a member's open figures stay open across refreshes.
   patch($("members"), club.members.map((member) => el("details", { key: member.id, class: "member", dataset: { member: member.id } },
     el("summary", {}, member.name, member.removed ? " (removed)" : ""),
-    figuresList(member),
+    figuresList(member.figures),
     Object.entries(member.presets).map(([preset, figures]) =>
       el("div", { class: "preset-figures" }, el("h3", {}, PRESET_TITLES[preset] || preset), figuresList(figures))),
     club.host && !member.removed ? el("button", {

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from server.clubs.stats import FIELDS
+from server.clubs.figures import STORED
 from server.store.club_results import write_club_results
 from server.store.clubs import ClubStore
 from server.store.records import ActionWrite
@@ -56,7 +56,7 @@ async def play_game(
 
 
 def shown(member: dict[str, Any]) -> dict[str, int]:
-    return {name: member[name] for name in FIGURES}
+    return {name: member["figures"][name] for name in FIGURES}
 
 
 async def write_the_end_again(app: FastAPI, table_id: str) -> None:
@@ -137,19 +137,21 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
         assert shown(members[member]) == figures, members[member]["name"]
         assert members[member]["presets"]["standard"] == {
             **{name: figures[name] for name in FIGURES},
-            "bags_per_hand": members[member]["bags_per_hand"],
-            "points_per_hand": members[member]["points_per_hand"],
+            "bags_per_hand": members[member]["figures"]["bags_per_hand"],
+            "points_per_hand": members[member]["figures"]["points_per_hand"],
         }
         hands = figures["hands"]
-        assert members[member]["points_per_hand"] == round(figures["points"] / hands, 2)
+        assert members[member]["figures"]["points_per_hand"] == round(figures["points"] / hands, 2)
 
     # The stored totals equal a recount from every stored hand.
     clubs: ClubStore = app.state.clubs
     recount = await clubs.recount(club.id)
     for member, kinds in recount.items():
         for kind, tally in kinds.items():
-            stored = members[member] if kind == "all" else members[member]["presets"][kind]
-            assert {name: stored[name] for name in FIELDS} == tally.counts()
+            stored = (
+                members[member]["figures"] if kind == "all" else members[member]["presets"][kind]
+            )
+            assert {name: stored[name] for name in STORED} == tally.counts()
 
     # The host removes Bob: his token stops working, his games and figures stay.
     removed = await http.delete(
@@ -317,6 +319,6 @@ async def test_a_game_with_a_guest_and_a_bot_is_rated_for_its_members_only(serve
     assert game["rated"] and game["bots"]
     assert [side["members"] for side in game["sides"]] == [[ann], [bob]]
     members = {m["id"]: m for m in shown["members"]}
-    assert members[ann]["games"] == members[bob]["games"] == 1
-    assert members[cy]["games"] == 0 and members[cy]["mu"] == 25
+    assert members[ann]["figures"]["games"] == members[bob]["figures"]["games"] == 1
+    assert members[cy]["figures"]["games"] == 0 and members[cy]["mu"] == 25
     assert members[ann]["mu"] != 25 and members[bob]["mu"] != 25

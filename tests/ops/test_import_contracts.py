@@ -44,6 +44,16 @@ def test_the_engine_contract_names_every_other_top_level_module() -> None:
     assert set(contract("engine")["forbidden_modules"]) == tops - {"server.engine"}
 
 
+def test_every_module_of_the_clubs_is_in_a_layer() -> None:
+    layered = {name.strip() for layer in contract("layers")["layers"] for name in layer.split("|")}
+    clubs = {
+        f"server.clubs.{path.stem}"
+        for path in (ROOT / "server" / "clubs").glob("*.py")
+        if path.stem != "__init__"
+    }
+    assert clubs <= layered
+
+
 def test_the_contracts_hold_and_each_breaks_on_a_violation(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "server", tmp_path / "server", ignore=shutil.ignore_patterns("*.pyc"))
     kept = lint(tmp_path)
