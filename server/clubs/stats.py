@@ -1,4 +1,5 @@
-"""A club game's figures per member, from the game's stored hands (docs/clubs.md).
+"""A club game's figures per member, from the game's stored hands (docs/clubs.md): each
+figure of `server.clubs.figures.FIGURES`, counted as it declares.
 
 The store adds one game's `Tally` to each member's totals in the transaction that stores
 the game's end; `tally_game` is also what a recount over every stored hand sums, so the
