@@ -2,8 +2,9 @@
 it names in code spans exists in the code; each name a module's row (or a "`name` in
 `module.py`") places in a module is defined in that very module (or, named as what the
 module works with, used there); and the realtime table's
-import column lists exactly the realtime modules each module imports. So the map cannot
-drift from the territory."""
+import column lists exactly the realtime modules each module imports; and the code's own
+`module.Name` pointers name what those modules define. So the map cannot drift from the
+territory."""
 
 from __future__ import annotations
 
@@ -268,3 +269,40 @@ def test_the_checks_catch_a_misplaced_name_and_a_wrong_import():
     rows = module_rows("### `server/realtime/`: x\n| `timer.py` | the timer | `messages` |")
     assert rows == [("server/realtime/timer.py", ["the timer", "`messages`"])]
     assert listed_imports(rows[0][1][1]) != realtime_imports(ROOT / rows[0][0])
+
+
+# -- the code's own pointers -------------------------------------------------------------
+
+POINTER = re.compile(r"`+([a-z_]+)\.([A-Za-z_]\w*)`+")
+# Pointers that name a library's object, not a module of the server.
+LIBRARY_POINTERS = {("server/api/wire.py", "protocol.send")}  # uvicorn's protocol
+
+
+def broken_pointers(where: str, text: str) -> list[str]:
+    """The `module.Name` spans in the text of a server file (`where`, from the repo's top)
+    whose module is one of the server's and does not define that name."""
+    broken = []
+    for module, name in POINTER.findall(text):
+        owners = list((ROOT / "server").rglob(f"{module}.py"))
+        if name == "py" or not owners or (where, f"{module}.{name}") in LIBRARY_POINTERS:
+            continue
+        if not any(defined(name, owner.read_text()) for owner in owners):
+            broken.append(f"{where}: {module}.{name}")
+    return broken
+
+
+def test_each_module_name_the_code_points_at_exists():
+    """`changes.TableChanges` in a docstring is checked like the page's names."""
+    broken = [
+        why
+        for path in sorted((ROOT / "server").rglob("*.py"))
+        for why in broken_pointers(path.relative_to(ROOT).as_posix(), path.read_text())
+    ]
+    assert not broken, f"the code points at names its modules do not have: {broken}"
+
+
+def test_the_pointer_check_finds_a_name_that_is_gone():
+    where = "server/realtime/effects.py"
+    assert broken_pointers(where, "(`changes.TableChanges`)") == []
+    assert broken_pointers(where, "(`changes.TableUpdates`)") == [f"{where}: changes.TableUpdates"]
+    assert broken_pointers(where, "`effects.py`, `uvicorn.Server`") == []
