@@ -9,7 +9,9 @@ basic level chooses among several, asks the rollout policy too, from the same vi
 cards still in hands: the seat's own and the ones it has not seen). Prints how often they
 agree, where they part (a nil bidder's choices, its partner's, the others'),
 and the CPU time of one decision each. One implementation for both could not keep both
-sets of decisions; these figures say how far apart they are.
+sets of decisions; these figures say how far apart they are. ``rollout_basic`` is the
+basic level playing its cards by the rollout policy, for duplicate games against the
+basic level itself (``bench/tournament.py``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from server.engine import Game, Rules, View
+from server.engine import Action, Game, Rules, View
 from server.engine.bots import choose_action
 from server.engine.bots.basic import choose_play
 from server.engine.bots.knowledge import seat_state
@@ -54,6 +56,21 @@ def rollout_card(rules: Rules, view: View, rng: random.Random) -> tuple[str, str
     else:
         kind = f"other, {turn}"
     return card_code(card), kind, choosing
+
+
+def rollout_basic(
+    rules: Rules, view: View, rng: random.Random | None = None, samples: int | None = None
+) -> Action:
+    """The basic level, but its cards chosen by the rollout policy: a bot for
+    ``bench/tournament.py bench.investigations.play_rules:rollout_basic basic``."""
+    legal = view.get("legal") or []
+    if view.get("phase") == "play" and len(legal) > 1:
+        card, _kind, _seconds = rollout_card(rules, view, rng or random.Random(0))
+        # The rollout's legality leaves the first trick's own rules out
+        # (`play.legal_plays`): then the basic level's card is played.
+        if any(action.get("card") == card for action in legal):
+            return {"type": "play", "card": card}
+    return choose_action(rules, view, "basic", rng)
 
 
 def main() -> None:

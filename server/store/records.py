@@ -6,7 +6,7 @@ lobby row, an accepted action to write), never the ORM rows of `server.store.mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypedDict
 
@@ -203,9 +203,10 @@ def table_summary(
     hosting: Hosting,
     series: list[int],
 ) -> TableSummary:
-    """The one builder of a lobby row, whether from stored rows or a live room."""
+    """The one builder of a lobby row, whether from stored rows or a live room: `table`
+    (a `TableFields` itself, not a larger record) and what the lobby adds to it."""
     return TableSummary(
-        **{name.name: getattr(table, name.name) for name in fields(TableFields)},
+        **vars(table),
         scores=scores,
         winner=winner,
         hands_played=hands_played,
