@@ -18,7 +18,16 @@ their description.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypeAlias
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypeAlias,
+    cast,
+    get_type_hints,
+)
 
 from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
@@ -304,17 +313,21 @@ class JoinedClub(TypedDict):
     token: str
 
 
-def figures_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
-    """The TypedDict of a member's figures: one integer per figure and one number per
-    average, each titled with its label (the JSON Schema's, so the client's)."""
-    fields: dict[str, Any] = {
+def figure_fields(figures: Sequence[Figure], averages: Sequence[Average]) -> dict[str, Any]:
+    """One integer per figure and one number per average, each titled with its label (the
+    JSON Schema's, so the client's), in the order of their declaration."""
+    return {
         **{figure.name: Annotated[int, Field(title=figure.label)] for figure in figures},
         **{average.name: Annotated[float, Field(title=average.label)] for average in averages},
     }
-    shape: type = TypedDict("ClubStats", fields)  # type: ignore[misc]
+
+
+def figures_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
+    """The TypedDict of a member's figures (`figure_fields`)."""
+    shape: type = TypedDict("ClubStats", figure_fields(figures, averages))  # type: ignore[misc]
     shape.__doc__ = (
-        "A member's figures over their finished, rated club games (the hands they played),"
-        " each titled with its label: counts, then averages per hand."
+        "A member's figures over their finished, rated club games (the hands they played),\n"
+        "each titled with its label: counts, then averages per hand."
     )
     return shape
 
@@ -328,10 +341,10 @@ else:
     ClubStats = figures_shape(FIGURES, AVERAGES)
 
 
-class ClubMember(TypedDict):
-    """A member with their overall figures (`figures`), their rating (`rating`: the
-    conservative value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and
-    uncertainty) and their figures per preset."""
+class ClubMemberFields(TypedDict):
+    """What a member has on the club page besides their overall figures: their rating
+    (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and `sigma`
+    its estimate and uncertainty) and their figures per preset."""
 
     id: str
     name: str
@@ -339,8 +352,35 @@ class ClubMember(TypedDict):
     rating: float
     mu: float
     sigma: float
-    figures: ClubStats
     presets: dict[str, ClubStats]
+
+
+def member_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
+    """The TypedDict of a member on the club page: their overall figures at its top level
+    (`figure_fields`), then `ClubMemberFields` (the presets' figures of the same shape)."""
+    own = get_type_hints(ClubMemberFields, include_extras=True)
+    own["presets"] = dict[str, figures_shape(figures, averages)]  # type: ignore[misc]
+    fields = {**figure_fields(figures, averages), **own}
+    shape: type = TypedDict("ClubMember", fields)  # type: ignore[misc]
+    shape.__doc__ = (
+        "A member with their overall figures (those of `ClubStats`, at the top level), their\n"
+        "rating (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and\n"
+        "`sigma` its estimate and uncertainty) and their figures per preset (`ClubStats`)."
+    )
+    return shape
+
+
+# A member (`member_shape`): to a type checker their own fields (the figures are
+# `ClubStats`, a mapping to it), to pydantic one field per figure beside them.
+if TYPE_CHECKING:
+    ClubMember: TypeAlias = ClubMemberFields
+else:
+    ClubMember = member_shape(FIGURES, AVERAGES)
+
+
+def club_member(own: ClubMemberFields, figures: ClubStats) -> ClubMember:
+    """A member as the club page shows them: `figures` at the top level, then `own`."""
+    return cast("ClubMember", {**figures, **own})
 
 
 class ClubSide(TypedDict):

@@ -156,7 +156,8 @@ function renderHost() {
     }, "New club link (the old one stops working)"));
 }
 
-/** A member's figures, each under its label (the server declares them, CLUB_FIGURES). */
+/** A member's figures (a member's own, or a preset's), each under its label (the server
+ * declares them, CLUB_FIGURES). */
 function figuresList(figures) {
   return el("dl", { class: "figures" }, CLUB_FIGURES.map(([name, label]) =>
     [el("dt", {}, label), el("dd", {}, String(figures[name]))]));
@@ -169,13 +170,13 @@ function renderMembers() {
     return el("tr", { key: id, dataset: { member: id } },
       el("th", { scope: "row" }, member.name, id === club.you ? " (you)" : ""),
       el("td", {}, `${member.rating.toFixed(1)} (${member.mu.toFixed(1)} ± ${(3 * member.sigma).toFixed(1)})`),
-      el("td", {}, String(member.figures.games)),
-      el("td", {}, String(member.figures.wins)));
+      el("td", {}, String(member.games)),
+      el("td", {}, String(member.wins)));
   }));
   // Patched in place: a member's open figures stay open across refreshes.
   patch($("members"), club.members.map((member) => el("details", { key: member.id, class: "member", dataset: { member: member.id } },
     el("summary", {}, member.name, member.removed ? " (removed)" : ""),
-    figuresList(member.figures),
+    figuresList(member),
     Object.entries(member.presets).map(([preset, figures]) =>
       el("div", { class: "preset-figures" }, el("h3", {}, PRESET_TITLES[preset] || preset), figuresList(figures))),
     club.host && !member.removed ? el("button", {

@@ -108,17 +108,31 @@
  */
 
 /**
- * A member with their overall figures (`figures`), their rating (`rating`: the
- * conservative value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and
- * uncertainty) and their figures per preset.
+ * A member with their overall figures (those of `ClubStats`, at the top level), their
+ * rating (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and
+ * `sigma` its estimate and uncertainty) and their figures per preset (`ClubStats`).
  * @typedef {Object} ClubMember
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} hands
+ * @property {number} contracts
+ * @property {number} contracts_made
+ * @property {number} sets
+ * @property {number} nils
+ * @property {number} nils_made
+ * @property {number} blind_nils
+ * @property {number} blind_nils_made
+ * @property {number} bags
+ * @property {number} ten_for_two_hundreds
+ * @property {number} points
+ * @property {number} bags_per_hand
+ * @property {number} points_per_hand
  * @property {string} id
  * @property {string} name
  * @property {boolean} removed
  * @property {number} rating
  * @property {number} mu
  * @property {number} sigma
- * @property {ClubStats} figures
  * @property {Object<string, ClubStats>} presets
  */
 
@@ -155,7 +169,8 @@
  */
 
 /**
- * A member's figures over their finished, rated club games (the hands they played), each titled with its label: counts, then averages per hand.
+ * A member's figures over their finished, rated club games (the hands they played),
+ * each titled with its label: counts, then averages per hand.
  * @typedef {Object} ClubStats
  * @property {number} games
  * @property {number} wins

@@ -15,7 +15,15 @@ from server.clubs.ratings import Rating, fresh
 from server.clubs.stats import OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.engine.rules import RuleFields
-from server.protocol import ClubGame, ClubMember, ClubPage, ClubStats, ClubTable
+from server.protocol import (
+    ClubGame,
+    ClubMember,
+    ClubMemberFields,
+    ClubPage,
+    ClubStats,
+    ClubTable,
+    club_member,
+)
 from server.store.db import session_factory
 from server.store.models import (
     CLUB_STATS,
@@ -341,13 +349,13 @@ class ClubStore:
 def member_entry(row: ClubMemberRow, stats: dict[str, ClubStats]) -> ClubMember:
     overall = stats.get(OVERALL) or Tally().shown()
     rating = Rating(row.mu, row.sigma)
-    return ClubMember(
+    own = ClubMemberFields(
         id=row.id,
         name=row.name,
         removed=row.removed,
         rating=round(rating.ordinal, 3),
         mu=round(row.mu, 3),
         sigma=round(row.sigma, 3),
-        figures=overall,
         presets={kind: figures for kind, figures in stats.items() if kind != OVERALL},
     )
+    return club_member(own, overall)

@@ -43,7 +43,7 @@ async def test_a_club_game_killed_at_its_end_is_rated_exactly_once(database_url)
             info = (await http.get(f"/api/tables/{table_id}")).json()
         [game] = shown["games"]
         assert game["table"] == table_id and game["rated"] and game["winner"] == info["winner"]
-        assert all(member["figures"]["games"] == 1 for member in shown["members"])
+        assert all(member["games"] == 1 for member in shown["members"])
         ratings = sorted(member["mu"] for member in shown["members"])
         assert ratings[0] < 25 < ratings[-1]
         # A winner's mu after exactly one game of four fresh players (a second rating

@@ -66,7 +66,7 @@ async def test_two_games_of_one_club_ending_at_once_both_count(postgres_app: Fas
         shown = (await http.get(f"/api/clubs/{club.id}", headers=bearer(club.host_token))).json()
     assert len(shown["games"]) == 2 and all(game["rated"] for game in shown["games"])
     by_id = {member["id"]: member for member in shown["members"]}
-    assert all(by_id[member]["figures"]["games"] == 2 for member in members)
+    assert all(by_id[member]["games"] == 2 for member in members)
     # The ratings of the first game, then the second's from those.
     ratings = {member: Rating(25.0, 25 / 3) for member in members}
     for write, order in ((first, members), (second, members[1:] + members[:1])):
@@ -78,4 +78,4 @@ async def test_two_games_of_one_club_ending_at_once_both_count(postgres_app: Fas
         assert by_id[member]["sigma"] == pytest.approx(ratings[member].sigma, abs=1e-3)
     clubs: ClubStore = postgres_app.state.clubs
     for member, kinds in (await clubs.recount(club.id)).items():
-        assert by_id[member]["figures"]["hands"] == kinds["all"]["hands"]
+        assert by_id[member]["hands"] == kinds["all"]["hands"]

@@ -1,8 +1,9 @@
 """The club figures are declared once (`server.clubs.figures.FIGURES`): the answer's
-shape, the stored columns and the statements adding to them, the tally and the club
-page's labels all follow it; and a new figure, given to the same builders, shows up in
-each. (That the migrations build these columns: tests/store/test_migrations.py compares
-the models, `club_stats` included, with the migrated database.)"""
+shape (a member's figures at its top level, a preset's in `ClubStats`), the stored columns
+and the statements adding to them, the tally and the club page's labels all follow it; and
+a new figure, given to the same builders, shows up in each. (That the migrations build
+these columns: tests/store/test_migrations.py compares the models, `club_stats` included,
+with the migrated database.)"""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from server.clubs.figures import AVERAGES, FIGURES, STORED, Figure, SeatHand
 from server.clubs.stats import HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.engine.scoring import score_sides
-from server.protocol import ClubStats, figures_shape
+from server.protocol import ClubStats, figures_shape, member_shape
 from server.realtime.messages import club_figures, protocol_schema
 from server.store.club_results import ADD_STATS, stats_add, stats_insert
 from server.store.models import CLUB_STATS, club_stats_table
@@ -30,6 +31,9 @@ LABELS = [(figure.name, figure.label) for figure in FIGURES] + [
 def test_every_place_follows_the_declaration() -> None:
     schema = protocol_schema()["$defs"]["ClubStats"]
     assert [(name, part["title"]) for name, part in schema["properties"].items()] == LABELS
+    member = protocol_schema()["$defs"]["ClubMember"]["properties"]
+    assert [name for name in member][: len(LABELS)] == [name for name, _label in LABELS]
+    assert member["presets"]["additionalProperties"] == {"$ref": "#/$defs/ClubStats"}
     assert [column.name for column in CLUB_STATS.columns][2:] == NAMES == list(STORED)
     assert set(ADD_STATS.compile().params) == {"c_member", "c_preset"} | {
         f"c_{name}" for name in NAMES
@@ -58,6 +62,9 @@ def test_a_new_figure_is_one_declaration() -> None:
     assert isinstance(table.c.bostons.type, Integer) and not table.c.bostons.nullable
     labels = club_figures({"$defs": {"ClubStats": TypeAdapter(shape).json_schema()}})
     assert '["bostons", "Bostons"]' in labels
+    member = TypeAdapter(member_shape(declared, AVERAGES)).json_schema()
+    assert member["properties"]["bostons"] == {"title": "Bostons", "type": "integer"}
+    assert "bostons" in member["$defs"]["ClubStats"]["properties"]
 
     rules = Rules.preset("standard")
     bids, tricks = [4, 3, 5, 1], [7, 0, 6, 0]
