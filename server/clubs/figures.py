@@ -5,8 +5,9 @@ hand or a game adds to it.
 the answer's shape (`ClubMember` and `ClubStats` in `server.protocol`, whose JSON
 Schema titles are the labels), the stored totals' columns (`club_stats` in
 `server.store.models`) and the statements that add to them, and the club page's labels
-(`CLUB_FIGURES`, generated into web/protocol-types.js). Adding a figure is one `Figure` here and a migration adding its
-column; `AVERAGES` are worked out from the totals when shown, never stored.
+(`CLUB_FIGURES`, generated into web/protocol-types.js). Adding a figure is one `Figure`
+here and a migration adding its column (docs/recipes.md); `AVERAGES` are worked out from
+the totals when shown, never stored.
 
 Only the engine is imported: the protocol imports this module.
 """

@@ -1,7 +1,7 @@
-"""docs/architecture.md stays true: every file, module, function, class, method and setting
-it names in code spans exists in the code; each name a module's row (or a "`name` in
-`module.py`") places in a module is defined in that very module (or, named as what the
-module works with, used there); and the realtime table's
+"""docs/architecture.md and docs/recipes.md stay true: every file, module, function,
+class, method, setting and test they name in code spans exists in the code; each name a
+module's row (or a "`name` in `module.py`") places in a module is defined in that very
+module (or, named as what the module works with, used there); and the realtime table's
 import column lists exactly the realtime modules each module imports; and the code's own
 `module.Name` pointers name what those modules define. So the map cannot drift from the
 territory."""
@@ -14,8 +14,12 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "architecture.md"
+# The pages whose code names are checked: the map and the recipes for adding things.
+PAGES = (DOC, ROOT / "docs" / "recipes.md")
 SOURCES = ("server", "web", "bench", "migrations", "scripts")
 SPAN = re.compile(r"`([^`\n]+)`")
 FENCE = re.compile(r"^```[a-z]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -47,6 +51,13 @@ def source_files() -> tuple[Path, ...]:
 @cache
 def words() -> frozenset[str]:
     return frozenset(re.findall(r"\w+", corpus()))
+
+
+@cache
+def examples_text() -> str:
+    """The tests' text: a recipe's worked example is named by its test function."""
+    names = [name for name in repo_files() if name.startswith("tests/") and name.endswith(".py")]
+    return "\n".join((ROOT / name).read_text(errors="ignore") for name in names)
 
 
 @cache
@@ -93,6 +104,8 @@ def missing(span: str) -> str | None:
         setting = parts[0].removeprefix("SPADES_").lower()
         return None if setting in corpus().lower() else f"no setting {span}"
     last = parts[-1]
+    if last.startswith("test_"):
+        return None if f"def {last}(" in examples_text() else f"no test {last}"
     if len(parts) > 1:
         owner = module_text(parts[-2])
         if owner is not None:
@@ -120,10 +133,11 @@ def names_in(doc: str) -> list[str]:
     return spans
 
 
-def test_every_code_name_on_the_architecture_page_exists():
-    doc = DOC.read_text()
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_code_name_on_the_page_exists(page: Path):
+    doc = page.read_text()
     gone = {span: why for span in names_in(doc) if (why := missing(span)) is not None}
-    assert not gone, f"docs/architecture.md names what the code does not have: {gone}"
+    assert not gone, f"docs/{page.name} names what the code does not have: {gone}"
 
 
 def test_the_check_finds_a_name_that_is_gone():
@@ -133,6 +147,8 @@ def test_the_check_finds_a_name_that_is_gone():
     assert missing("TableChanges.run") is None
     assert missing("server/realtime/changes.py") is None
     assert missing("server/realtime/nowhere.py") is not None
+    assert missing("test_ten_for_two_hundred") is None
+    assert missing("test_ten_for_two_thousand") is not None
 
 
 # -- names placed in a module ------------------------------------------------------------
@@ -210,10 +226,11 @@ def placed_names(doc: str) -> list[tuple[str, Path]]:
     return placed
 
 
-def test_each_name_the_page_places_in_a_module_is_there():
-    doc = DOC.read_text()
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_each_name_the_page_places_in_a_module_is_there(page: Path):
+    doc = page.read_text()
     wrong = [why for span, path in placed_names(doc) if (why := misplaced(span, path))]
-    assert not wrong, f"docs/architecture.md puts names in the wrong module: {wrong}"
+    assert not wrong, f"docs/{page.name} puts names in the wrong module: {wrong}"
 
 
 def realtime_imports(path: Path) -> set[str]:
