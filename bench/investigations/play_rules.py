@@ -66,10 +66,7 @@ def rollout_basic(
     legal = view.get("legal") or []
     if view.get("phase") == "play" and len(legal) > 1:
         card, _kind, _seconds = rollout_card(rules, view, rng or random.Random(0))
-        # The rollout's legality leaves the first trick's own rules out
-        # (`play.legal_plays`): then the basic level's card is played.
-        if any(action.get("card") == card for action in legal):
-            return {"type": "play", "card": card}
+        return {"type": "play", "card": card}
     return choose_action(rules, view, "basic", rng)
 
 
