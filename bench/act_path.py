@@ -72,7 +72,7 @@ PARTS = (
     (views, "state_frames", "the frames of every socket"),
     (Game, "act", "the engine's move"),
 )
-SPENT: collections.Counter[str] = collections.Counter()
+SPENT: collections.defaultdict[str, float] = collections.defaultdict(float)
 # --calls: Python functions entered (a coroutine or generator resumed counts again) and
 # C functions called, during the measured moves.
 CALLS: collections.Counter[str] = collections.Counter()

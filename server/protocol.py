@@ -17,11 +17,22 @@ their description.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from collections.abc import Sequence
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypeAlias,
+    cast,
+    get_type_hints,
+)
 
-from pydantic import WithJsonSchema
+from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
+from server.clubs.figures import AVERAGES, FIGURES, Average, Figure
 from server.engine import (
     Action,
     Bid,
@@ -302,34 +313,38 @@ class JoinedClub(TypedDict):
     token: str
 
 
-class ClubStats(TypedDict):
-    """A member's figures over their finished, rated club games (the hands they played):
-    `contracts` the hands their side had a contract, split into `contracts_made` and
-    `sets`; `nils` their own nil and blind nil bids, `nils_made` those made; `bags` the
-    bags their side took; `ten_for_two_hundreds` contracts of 10 or more made under that
-    rule; `points` their side's points; `bags_per_hand` and `points_per_hand` averages."""
-
-    games: int
-    wins: int
-    hands: int
-    contracts: int
-    contracts_made: int
-    sets: int
-    nils: int
-    nils_made: int
-    blind_nils: int
-    blind_nils_made: int
-    bags: int
-    ten_for_two_hundreds: int
-    points: int
-    bags_per_hand: float
-    points_per_hand: float
+def figure_fields(figures: Sequence[Figure], averages: Sequence[Average]) -> dict[str, Any]:
+    """One integer per figure and one number per average, each titled with its label (the
+    JSON Schema's, so the client's), in the order of their declaration."""
+    return {
+        **{figure.name: Annotated[int, Field(title=figure.label)] for figure in figures},
+        **{average.name: Annotated[float, Field(title=average.label)] for average in averages},
+    }
 
 
-class ClubMember(ClubStats):
-    """A member with their overall figures, their rating (`rating`: the conservative
-    value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and uncertainty)
-    and their figures per preset."""
+def figures_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
+    """The TypedDict of a member's figures (`figure_fields`)."""
+    shape: type = TypedDict("ClubStats", figure_fields(figures, averages))  # type: ignore[misc]
+    shape.__doc__ = (
+        "A member's figures over their finished, rated club games (the hands they played),\n"
+        "each titled with its label: counts, then averages per hand."
+    )
+    return shape
+
+
+# A member's figures (`server.clubs.figures` declares them): to a type checker a mapping
+# of figure names to numbers, to pydantic (so to the JSON Schema and the client's
+# typedefs) one field per figure.
+if TYPE_CHECKING:
+    ClubStats: TypeAlias = dict[str, int | float]
+else:
+    ClubStats = figures_shape(FIGURES, AVERAGES)
+
+
+class ClubMemberFields(TypedDict):
+    """What a member has on the club page besides their overall figures: their rating
+    (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and `sigma`
+    its estimate and uncertainty) and their figures per preset."""
 
     id: str
     name: str
@@ -338,6 +353,34 @@ class ClubMember(ClubStats):
     mu: float
     sigma: float
     presets: dict[str, ClubStats]
+
+
+def member_shape(figures: Sequence[Figure], averages: Sequence[Average]) -> type:
+    """The TypedDict of a member on the club page: their overall figures at its top level
+    (`figure_fields`), then `ClubMemberFields` (the presets' figures of the same shape)."""
+    own = get_type_hints(ClubMemberFields, include_extras=True)
+    own["presets"] = dict[str, figures_shape(figures, averages)]  # type: ignore[misc]
+    fields = {**figure_fields(figures, averages), **own}
+    shape: type = TypedDict("ClubMember", fields)  # type: ignore[misc]
+    shape.__doc__ = (
+        "A member with their overall figures (those of `ClubStats`, at the top level), their\n"
+        "rating (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and\n"
+        "`sigma` its estimate and uncertainty) and their figures per preset (`ClubStats`)."
+    )
+    return shape
+
+
+# A member (`member_shape`): to a type checker their own fields (the figures are
+# `ClubStats`, a mapping to it), to pydantic one field per figure beside them.
+if TYPE_CHECKING:
+    ClubMember: TypeAlias = ClubMemberFields
+else:
+    ClubMember = member_shape(FIGURES, AVERAGES)
+
+
+def club_member(own: ClubMemberFields, figures: ClubStats) -> ClubMember:
+    """A member as the club page shows them: `figures` at the top level, then `own`."""
+    return cast("ClubMember", {**figures, **own})
 
 
 class ClubSide(TypedDict):

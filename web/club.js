@@ -7,6 +7,7 @@
 import "/static/comfort.js";
 import { api, el, fill, patch, remembered } from "/static/dom.js";
 import { linkField, rememberCreated, seatKey, showLinkDialog } from "/static/links.js";
+import { CLUB_FIGURES } from "/static/protocol-types.js";
 import { PRESET_TITLES } from "/static/rules.js";
 
 const REFRESH_MS = 4000;
@@ -155,18 +156,11 @@ function renderHost() {
     }, "New club link (the old one stops working)"));
 }
 
+/** A member's figures (a member's own, or a preset's), each under its label (the server
+ * declares them, CLUB_FIGURES). */
 function figuresList(figures) {
-  const rows = [
-    ["Games", `${figures.games} (won ${figures.wins})`],
-    ["Hands", figures.hands],
-    ["Contracts made", `${figures.contracts_made} of ${figures.contracts} (set ${figures.sets})`],
-    ["Nils made", `${figures.nils_made} of ${figures.nils}`],
-    ["Blind nils made", `${figures.blind_nils_made} of ${figures.blind_nils}`],
-    ["Bags a hand", figures.bags_per_hand],
-    ["10-for-200s", figures.ten_for_two_hundreds],
-    ["Points a hand", figures.points_per_hand],
-  ];
-  return el("dl", { class: "figures" }, rows.map(([term, value]) => [el("dt", {}, term), el("dd", {}, String(value))]));
+  return el("dl", { class: "figures" }, CLUB_FIGURES.map(([name, label]) =>
+    [el("dt", {}, label), el("dd", {}, String(figures[name]))]));
 }
 
 function renderMembers() {

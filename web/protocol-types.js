@@ -1,5 +1,6 @@
 // The shapes of what the server sends (WebSocket messages and HTTP answers) and of what a
-// client may send, as JSDoc typedefs for editors and type checkers: no code runs here.
+// client may send, as JSDoc typedefs for editors and type checkers, and the club figures'
+// labels (`CLUB_FIGURES`, the only code here).
 // Generated from server/protocol.py and server/realtime/messages.py by
 // `python -m server.realtime.messages --write`; a test fails when it is out of date.
 
@@ -107,9 +108,9 @@
  */
 
 /**
- * A member with their overall figures, their rating (`rating`: the conservative
- * value, mu - 3 sigma, higher is better; `mu` and `sigma` its estimate and uncertainty)
- * and their figures per preset.
+ * A member with their overall figures (those of `ClubStats`, at the top level), their
+ * rating (`rating`: the conservative value, mu - 3 sigma, higher is better; `mu` and
+ * `sigma` its estimate and uncertainty) and their figures per preset (`ClubStats`).
  * @typedef {Object} ClubMember
  * @property {number} games
  * @property {number} wins
@@ -168,11 +169,8 @@
  */
 
 /**
- * A member's figures over their finished, rated club games (the hands they played):
- * `contracts` the hands their side had a contract, split into `contracts_made` and
- * `sets`; `nils` their own nil and blind nil bids, `nils_made` those made; `bags` the
- * bags their side took; `ten_for_two_hundreds` contracts of 10 or more made under that
- * rule; `points` their side's points; `bags_per_hand` and `points_per_hand` averages.
+ * A member's figures over their finished, rated club games (the hands they played),
+ * each titled with its label: counts, then averages per hand.
  * @typedef {Object} ClubStats
  * @property {number} games
  * @property {number} wins
@@ -636,4 +634,24 @@
  * @property {string|null} draw_card
  */
 
-export {};
+/**
+ * Each club figure's name and label (`ClubStats`), in the order they are declared.
+ * @type {Array<[keyof ClubStats, string]>}
+ */
+export const CLUB_FIGURES = [
+  ["games", "Games"],
+  ["wins", "Games won"],
+  ["hands", "Hands"],
+  ["contracts", "Contracts"],
+  ["contracts_made", "Contracts made"],
+  ["sets", "Sets"],
+  ["nils", "Nils"],
+  ["nils_made", "Nils made"],
+  ["blind_nils", "Blind nils"],
+  ["blind_nils_made", "Blind nils made"],
+  ["bags", "Bags"],
+  ["ten_for_two_hundreds", "10-for-200s"],
+  ["points", "Points"],
+  ["bags_per_hand", "Bags a hand"],
+  ["points_per_hand", "Points a hand"],
+];

@@ -23,6 +23,7 @@ import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +129,7 @@ class App:
             await spades_app(scope, receive, send)
             return
 
-        async def wrapped_send(message: dict[str, Any]) -> None:
+        async def wrapped_send(message: MutableMapping[str, Any]) -> None:
             if message["type"] == "lifespan.startup.complete":
                 self.start()
             elif message["type"] == "lifespan.shutdown.complete":

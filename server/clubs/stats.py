@@ -1,4 +1,5 @@
-"""A club game's figures per member, from the game's stored hands (docs/clubs.md).
+"""A club game's figures per member, from the game's stored hands (docs/clubs.md): each
+figure of `server.clubs.figures.FIGURES`, counted as it declares.
 
 The store adds one game's `Tally` to each member's totals in the transaction that stores
 the game's end; `tally_game` is also what a recount over every stored hand sums, so the
@@ -7,62 +8,46 @@ totals can always be checked against the hands themselves.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+from server.clubs.figures import AVERAGES, FIGURES, SeatGame, SeatHand
 from server.engine import Bid, Rules, SideResult
 from server.protocol import ClubStats
 
 OVERALL = "all"
+# The figures a hand adds to, and those a game adds to, each with how.
+BY_HAND: tuple[tuple[str, Callable[[SeatHand], int]], ...] = tuple(
+    (figure.name, figure.hand) for figure in FIGURES if figure.hand is not None
+)
+BY_GAME: tuple[tuple[str, Callable[[SeatGame], int]], ...] = tuple(
+    (figure.name, figure.game) for figure in FIGURES if figure.game is not None
+)
 
 
-@dataclass(slots=True)
-class Tally:
-    """One member's counts over some hands and games (`ClubStats` without the averages)."""
+class Tally(dict[str, int]):
+    """One member's counts over some hands and games: every figure of `FIGURES`, by
+    name (`ClubStats` without the averages)."""
 
-    games: int = 0
-    wins: int = 0
-    hands: int = 0
-    contracts: int = 0
-    contracts_made: int = 0
-    sets: int = 0
-    nils: int = 0
-    nils_made: int = 0
-    blind_nils: int = 0
-    blind_nils_made: int = 0
-    bags: int = 0
-    ten_for_two_hundreds: int = 0
-    points: int = 0
+    def __init__(self, **counts: int) -> None:
+        unknown = set(counts) - {figure.name for figure in FIGURES}
+        if unknown:
+            raise TypeError(f"no club figures named {sorted(unknown)}")
+        super().__init__({figure.name: counts.get(figure.name, 0) for figure in FIGURES})
 
-    def add(self, other: Tally) -> None:
-        for name in FIELDS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+    def add(self, other: Mapping[str, int]) -> None:
+        for name, count in other.items():
+            self[name] += count
 
     def counts(self) -> dict[str, int]:
-        return asdict(self)
+        return dict(self)
 
     def shown(self) -> ClubStats:
-        per_hand = self.hands or 1
-        return ClubStats(
-            games=self.games,
-            wins=self.wins,
-            hands=self.hands,
-            contracts=self.contracts,
-            contracts_made=self.contracts_made,
-            sets=self.sets,
-            nils=self.nils,
-            nils_made=self.nils_made,
-            blind_nils=self.blind_nils,
-            blind_nils_made=self.blind_nils_made,
-            bags=self.bags,
-            ten_for_two_hundreds=self.ten_for_two_hundreds,
-            points=self.points,
-            bags_per_hand=round(self.bags / per_hand, 3),
-            points_per_hand=round(self.points / per_hand, 2),
-        )
-
-
-FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Tally))
+        per_hand = self["hands"] or 1
+        shown: ClubStats = dict(self)
+        for average in AVERAGES:
+            shown[average.name] = round(self[average.of] / per_hand, average.digits)
+        return shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,21 +82,11 @@ def _nil(bid: Bid | None) -> bool:
 def tally_hand(rules: Rules, hand: HandFacts, seat: int) -> Tally:
     """The figures of one hand for whoever played `seat`."""
     side = next(side for side in hand.sides if seat in side["seats"])
-    tally = Tally(hands=1, points=side["points"])
-    contract = side["contract"]
-    if contract > 0:
-        made = side["taken"] >= contract
-        tally.contracts = 1
-        tally.contracts_made = int(made)
-        tally.sets = int(not made)
-        tally.ten_for_two_hundreds = int(made and rules.ten_for_two_hundred and contract >= 10)
-    tally.bags = side_bags(rules, side, hand.bids, hand.tricks)
-    for nil in side["nil"]:
-        if nil["seat"] == seat:
-            tally.nils = 1
-            tally.nils_made = int(nil["made"])
-            tally.blind_nils = int(nil["blind"])
-            tally.blind_nils_made = int(nil["blind"] and nil["made"])
+    nil = next((nil for nil in side["nil"] if nil["seat"] == seat), None)
+    read = SeatHand(rules, seat, side, side_bags(rules, side, hand.bids, hand.tricks), nil)
+    tally = Tally()
+    for name, count in BY_HAND:
+        tally[name] = count(read)
     return tally
 
 
@@ -124,8 +99,9 @@ def tally_game(
     tallies: dict[str, Tally] = {}
     for seat, member in members.items():
         tally = tallies.setdefault(member, Tally())
-        tally.games += 1
-        tally.wins += int(winner is not None and seat in sides[winner])
+        game = SeatGame(won=winner is not None and seat in sides[winner])
+        for name, count in BY_GAME:
+            tally[name] += count(game)
         for hand in hands:
             tally.add(tally_hand(rules, hand, seat))
     return tallies

@@ -2,7 +2,7 @@
 follow once that write has landed.
 
 A change function (`seats`, `controls`, `moves`) reads a room and returns `Effects`; it
-never writes and never changes the room. The change pipeline (`changes.TableUpdates`) turns
+never writes and never changes the room. The change pipeline (`changes.TableChanges`) turns
 them into exactly one store call and, once it has landed, applies them.
 """
 

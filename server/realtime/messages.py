@@ -1,8 +1,8 @@
 """Every WebSocket message of `/ws/tables/{id}`, both ways, as types (docs/protocol.md),
 and the generator that publishes the protocol.
 
-What clients send is one pydantic model per `type` (`Hello`, `Act`, `Chat`, `Back`,
-`Ping`, `Hint`), a union discriminated on `type`, checked in one place:
+What clients send is one pydantic model per `type` (`Hello`, `Act`, `Chat`, `Seed`,
+`Back`, `Ping`, `Hint`, `Review`), a union discriminated on `type`, checked in one place:
 `read_client_message`. A message it refuses becomes a `TableError` with the code and
 words clients have always received (`bad_message`, `bad_chat`); the action inside an `act`
 is left to the engine, which knows why a move is wrong.
@@ -344,7 +344,8 @@ def with_schema(doc: str, schema: JsonSchemaValue | None = None) -> str:
 
 def typedefs_module(schema: JsonSchemaValue) -> str:
     """web/protocol-types.js: a JSDoc typedef for every shape of `$defs`, for both
-    unions of socket messages and for each HTTP answer that is not a shape of its own."""
+    unions of socket messages and for each HTTP answer that is not a shape of its own;
+    then the club figures' labels."""
     named = dict(schema["$defs"])
     named["ClientMessage"] = schema["client_to_server"]
     named["ServerMessage"] = schema["server_to_client"]
@@ -352,7 +353,21 @@ def typedefs_module(schema: JsonSchemaValue) -> str:
         if answer.get("$ref") != f"#/$defs/{name}":
             named[name] = answer
     blocks = [typedef(name, named[name]) for name in sorted(named)]
-    return "\n".join([JS_HEADER, *blocks]) + "\nexport {};\n"
+    return "\n".join([JS_HEADER, *blocks, club_figures(schema)])
+
+
+def club_figures(schema: JsonSchemaValue) -> str:
+    """The one constant of web/protocol-types.js: each club figure's name and label (its
+    title in `ClubStats`), in the order of their declaration, for the club page."""
+    shown = [
+        [name, part["title"]] for name, part in schema["$defs"]["ClubStats"]["properties"].items()
+    ]
+    rows = "".join(f"  {json.dumps(row)},\n" for row in shown)
+    return (
+        "/**\n * Each club figure's name and label (`ClubStats`), in the order they are declared.\n"
+        " * @type {Array<[keyof ClubStats, string]>}\n */\n"
+        f"export const CLUB_FIGURES = [\n{rows}];\n"
+    )
 
 
 def typedef(name: str, schema: JsonSchemaValue) -> str:
@@ -415,7 +430,8 @@ JS_TYPES = {
 }
 JS_HEADER = """\
 // The shapes of what the server sends (WebSocket messages and HTTP answers) and of what a
-// client may send, as JSDoc typedefs for editors and type checkers: no code runs here.
+// client may send, as JSDoc typedefs for editors and type checkers, and the club figures'
+// labels (`CLUB_FIGURES`, the only code here).
 // Generated from server/protocol.py and server/realtime/messages.py by
 // `python -m server.realtime.messages --write`; a test fails when it is out of date.
 """

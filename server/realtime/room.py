@@ -28,7 +28,13 @@ from server.protocol import ChatLine, DealSeeds, ReviewChoice, ServerMessage, Ti
 from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
 from server.realtime.hosting import hash_token, matches
 from server.realtime.timer import public_move, utcnow
-from server.store.records import Hosting, TableRecord, TableSummary
+from server.store.records import (
+    Hosting,
+    TableFields,
+    TableRecord,
+    TableSummary,
+    table_summary,
+)
 
 ROOM_RNG = random.Random()
 
@@ -301,15 +307,17 @@ class Room:
 
     def summary(self) -> TableSummary:
         game = self.game
-        return TableSummary(
-            id=self.id,
-            name=self.name,
-            rules=self.rules_json,
-            status=self.status,
-            version=self.version,
-            game_number=self.game_number,
-            created=self.created,
-            seats=self.seats,
+        return table_summary(
+            TableFields(
+                self.id,
+                self.name,
+                self.rules_json,
+                self.status,
+                self.version,
+                self.game_number,
+                self.created,
+                self.seats,
+            ),
             scores=game.scores if game is not None else [],
             winner=game.winner if game is not None else None,
             hands_played=len(game.hand_results) if game is not None else 0,

@@ -17,8 +17,9 @@ import orjson
 from sqlalchemy import Text, and_, bindparam, cast, insert, select, update
 from typing_extensions import TypedDict
 
+from server.clubs.figures import STORED
 from server.clubs.ratings import Rating, rate
-from server.clubs.stats import FIELDS, OVERALL, HandFacts, Tally, tally_game
+from server.clubs.stats import OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.protocol import ClubSide
 from server.store.models import (
@@ -82,7 +83,7 @@ ADD_STATS = (
         CLUB_STATS.c.member_id == bindparam("c_member"),
         CLUB_STATS.c.preset == bindparam("c_preset"),
     )
-    .values({name: CLUB_STATS.c[name] + bindparam(f"c_{name}") for name in FIELDS})
+    .values({name: CLUB_STATS.c[name] + bindparam(f"c_{name}") for name in STORED})
 )
 INSERT_STATS = insert(CLUB_STATS)
 INSERT_GAME = insert(CLUB_GAMES)
@@ -114,84 +115,19 @@ class RatingRow(TypedDict):
     c_sigma: float
 
 
-class StatsInsert(TypedDict):
-    """`INSERT_STATS`: a member's first figures for a preset (or overall)."""
-
-    member_id: str
-    preset: str
-    games: int
-    wins: int
-    hands: int
-    contracts: int
-    contracts_made: int
-    sets: int
-    nils: int
-    nils_made: int
-    blind_nils: int
-    blind_nils_made: int
-    bags: int
-    ten_for_two_hundreds: int
-    points: int
+# `INSERT_STATS`: a member's first figures for a preset (or overall): `member_id`,
+# `preset` and a count per stored figure. `ADD_STATS`: one game's figures added to a
+# member's row for a preset: `c_member`, `c_preset` and `c_<figure>` per stored figure.
+# Keyed by the figures' names, so typed as mappings.
+StatsRow = dict[str, str | int]
 
 
-class StatsAdd(TypedDict):
-    """`ADD_STATS`: one game's figures added to a member's row for a preset."""
-
-    c_member: str
-    c_preset: str
-    c_games: int
-    c_wins: int
-    c_hands: int
-    c_contracts: int
-    c_contracts_made: int
-    c_sets: int
-    c_nils: int
-    c_nils_made: int
-    c_blind_nils: int
-    c_blind_nils_made: int
-    c_bags: int
-    c_ten_for_two_hundreds: int
-    c_points: int
+def stats_insert(member: str, preset: str, tally: Tally) -> StatsRow:
+    return {"member_id": member, "preset": preset, **{name: tally[name] for name in STORED}}
 
 
-def stats_insert(member: str, preset: str, t: Tally) -> StatsInsert:
-    return StatsInsert(
-        member_id=member,
-        preset=preset,
-        games=t.games,
-        wins=t.wins,
-        hands=t.hands,
-        contracts=t.contracts,
-        contracts_made=t.contracts_made,
-        sets=t.sets,
-        nils=t.nils,
-        nils_made=t.nils_made,
-        blind_nils=t.blind_nils,
-        blind_nils_made=t.blind_nils_made,
-        bags=t.bags,
-        ten_for_two_hundreds=t.ten_for_two_hundreds,
-        points=t.points,
-    )
-
-
-def stats_add(member: str, preset: str, t: Tally) -> StatsAdd:
-    return StatsAdd(
-        c_member=member,
-        c_preset=preset,
-        c_games=t.games,
-        c_wins=t.wins,
-        c_hands=t.hands,
-        c_contracts=t.contracts,
-        c_contracts_made=t.contracts_made,
-        c_sets=t.sets,
-        c_nils=t.nils,
-        c_nils_made=t.nils_made,
-        c_blind_nils=t.blind_nils,
-        c_blind_nils_made=t.blind_nils_made,
-        c_bags=t.bags,
-        c_ten_for_two_hundreds=t.ten_for_two_hundreds,
-        c_points=t.points,
-    )
+def stats_add(member: str, preset: str, tally: Tally) -> StatsRow:
+    return {"c_member": member, "c_preset": preset, **{f"c_{n}": tally[n] for n in STORED}}
 
 
 def stored_hands(writer: Writer, game_id: int) -> list[HandFacts]:
@@ -260,8 +196,8 @@ def _write_game(
 def add_tallies(writer: Writer, club_id: str, preset: str, tallies: dict[str, Tally]) -> None:
     """Add each member's figures of one game to their totals for `preset` and overall."""
     kept = {(member, kind) for member, kind in writer.rows(KEPT_STATS, {"c_club": club_id})}
-    updates: list[StatsAdd] = []
-    inserts: list[StatsInsert] = []
+    updates: list[StatsRow] = []
+    inserts: list[StatsRow] = []
     for member, tally in sorted(tallies.items()):
         for kind in (preset, OVERALL):
             if (member, kind) in kept:

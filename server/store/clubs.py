@@ -10,18 +10,27 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from server.clubs.figures import STORED
 from server.clubs.ratings import Rating, fresh, one_seat_each
-from server.clubs.stats import FIELDS, OVERALL, HandFacts, Tally, tally_game
+from server.clubs.stats import OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
 from server.engine.rules import RuleFields
-from server.protocol import ClubGame, ClubMember, ClubPage, ClubStats, ClubTable
+from server.protocol import (
+    ClubGame,
+    ClubMember,
+    ClubMemberFields,
+    ClubPage,
+    ClubStats,
+    ClubTable,
+    club_member,
+)
 from server.store.db import session_factory
 from server.store.models import (
+    CLUB_STATS,
     ClubGameRow,
     ClubMemberRow,
     ClubRow,
     ClubSeatRow,
-    ClubStatRow,
     ClubTableRow,
     GameRow,
     HandRow,
@@ -185,14 +194,15 @@ class ClubStore:
                 )
             ).all()
             stats: dict[str, dict[str, ClubStats]] = {row.id: {} for row in rows}
-            for stat in await session.scalars(
-                select(ClubStatRow)
-                .join(ClubMemberRow, ClubMemberRow.id == ClubStatRow.member_id)
-                .where(ClubMemberRow.club_id == club_id)
-            ):
-                stats[stat.member_id][stat.preset] = Tally(
-                    **{name: getattr(stat, name) for name in FIELDS}
-                ).shown()
+            for row in (
+                await session.execute(
+                    select(CLUB_STATS)
+                    .join(ClubMemberRow, ClubMemberRow.id == CLUB_STATS.c.member_id)
+                    .where(ClubMemberRow.club_id == club_id)
+                )
+            ).mappings():
+                counts = {name: row[name] for name in STORED}
+                stats[row["member_id"]][row["preset"]] = Tally(**counts).shown()
             members = [member_entry(row, stats[row.id]) for row in rows]
             games = await self._games(session, club_id, 0, GAMES_SHOWN)
             total = len(games)
@@ -352,7 +362,7 @@ class ClubStore:
 def member_entry(row: ClubMemberRow, stats: dict[str, ClubStats]) -> ClubMember:
     overall = stats.get(OVERALL) or Tally().shown()
     rating = Rating(row.mu, row.sigma)
-    return ClubMember(
+    own = ClubMemberFields(
         id=row.id,
         name=row.name,
         removed=row.removed,
@@ -360,5 +370,5 @@ def member_entry(row: ClubMemberRow, stats: dict[str, ClubStats]) -> ClubMember:
         mu=round(row.mu, 3),
         sigma=round(row.sigma, 3),
         presets={kind: figures for kind, figures in stats.items() if kind != OVERALL},
-        **overall,
     )
+    return club_member(own, overall)

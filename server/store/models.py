@@ -10,12 +10,14 @@ on top of the same state (optimistic locking, see `server.store.repository`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Column,
     DateTime,
     Float,
     ForeignKey,
@@ -28,6 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from server.clubs.figures import FIGURES, Figure
 from server.engine import Action, Bid, GameState, HandClaim, SideResult, SideScore, TrickPlays
 from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
@@ -266,30 +269,22 @@ class ClubGameRow(Base):
     seats: Mapped[list[str | None]] = mapped_column(JSON)
 
 
-class ClubStatRow(Base):
-    """One member's totals over their rated club games, per preset and overall
-    (`preset` "all"): sums of each game's figures from its stored hands, added in the
-    game's end transaction."""
-
-    __tablename__ = "club_stats"
-
-    member_id: Mapped[str] = mapped_column(
-        ForeignKey("club_members.id", ondelete="CASCADE"), primary_key=True
+def club_stats_table(metadata: MetaData, figures: Sequence[Figure]) -> Table:
+    """`club_stats`: one member's totals over their rated club games, per preset and
+    overall (`preset` "all"), a column per figure; sums of each game's figures from its
+    stored hands, added in the game's end transaction."""
+    return Table(
+        "club_stats",
+        metadata,
+        Column(
+            "member_id",
+            String(16),
+            ForeignKey("club_members.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        Column("preset", String(32), primary_key=True),
+        *(Column(figure.name, Integer, nullable=False) for figure in figures),
     )
-    preset: Mapped[str] = mapped_column(String(32), primary_key=True)
-    games: Mapped[int] = mapped_column(Integer)
-    wins: Mapped[int] = mapped_column(Integer)
-    hands: Mapped[int] = mapped_column(Integer)
-    contracts: Mapped[int] = mapped_column(Integer)
-    contracts_made: Mapped[int] = mapped_column(Integer)
-    sets: Mapped[int] = mapped_column(Integer)
-    nils: Mapped[int] = mapped_column(Integer)
-    nils_made: Mapped[int] = mapped_column(Integer)
-    blind_nils: Mapped[int] = mapped_column(Integer)
-    blind_nils_made: Mapped[int] = mapped_column(Integer)
-    bags: Mapped[int] = mapped_column(Integer)
-    ten_for_two_hundreds: Mapped[int] = mapped_column(Integer)
-    points: Mapped[int] = mapped_column(Integer)
 
 
 # The same tables as Core `Table`s, for the write path's statements
@@ -304,4 +299,4 @@ CLUB_MEMBERS: Table = ClubMemberRow.__table__  # type: ignore[assignment]
 CLUB_TABLES: Table = ClubTableRow.__table__  # type: ignore[assignment]
 CLUB_SEATS: Table = ClubSeatRow.__table__  # type: ignore[assignment]
 CLUB_GAMES: Table = ClubGameRow.__table__  # type: ignore[assignment]
-CLUB_STATS: Table = ClubStatRow.__table__  # type: ignore[assignment]
+CLUB_STATS: Table = club_stats_table(Base.metadata, FIGURES)

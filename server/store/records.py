@@ -181,6 +181,40 @@ def iso(moment: datetime) -> str:
     return moment.replace(tzinfo=None).isoformat(timespec="seconds") + "Z"
 
 
+def stored_fields(table: TableRow, seats: list[SeatRecord]) -> TableFields:
+    """The fields every stored view of a table starts with, from its row and seats."""
+    return TableFields(
+        id=table.id,
+        name=table.name,
+        rules=table.rules,
+        status=table.status,
+        version=table.version,
+        game_number=table.game_number,
+        created=table.created,
+        seats=seats,
+    )
+
+
+def table_summary(
+    table: TableFields,
+    scores: list[SideScore],
+    winner: int | None,
+    hands_played: int,
+    hosting: Hosting,
+    series: list[int],
+) -> TableSummary:
+    """The one builder of a lobby row, whether from stored rows or a live room: `table`
+    (a `TableFields` itself, not a larger record) and what the lobby adds to it."""
+    return TableSummary(
+        **vars(table),
+        scores=scores,
+        winner=winner,
+        hands_played=hands_played,
+        hosting=hosting,
+        series=series,
+    )
+
+
 def summary(
     table: TableRow,
     seats: list[SeatRecord],
@@ -190,8 +224,9 @@ def summary(
     last_hands: dict[int, tuple[int, list[SideResult]]],
     wins: dict[str, dict[int, int]],
 ) -> TableSummary:
-    """One lobby row: scores are the final ones of a finished game, else those after the
-    latest saved hand (hands are numbered from 1, so its number counts them), else 0."""
+    """One lobby row from stored rows: scores are the final ones of a finished game, else
+    those after the latest saved hand (hands are numbered from 1, so its number counts
+    them), else 0."""
     scores: list[SideScore] = []
     number = 0
     if game_id is not None:
@@ -202,20 +237,13 @@ def summary(
             scores = [{"score": side["score"], "bags": side["bags"]} for side in sides]
         else:
             scores = [{"score": 0, "bags": 0} for _ in Rules.model_validate(table.rules).sides]
-    return TableSummary(
-        id=table.id,
-        name=table.name,
-        rules=table.rules,
-        status=table.status,
-        version=table.version,
-        game_number=table.game_number,
-        created=table.created,
-        seats=seats,
-        scores=scores,
-        winner=winner,
-        hands_played=number,
-        hosting=hosting(table),
-        series=series(table, wins.get(table.id, {})),
+    return table_summary(
+        stored_fields(table, seats),
+        scores,
+        winner,
+        number,
+        hosting(table),
+        series(table, wins.get(table.id, {})),
     )
 
 

@@ -46,6 +46,7 @@ from server.store.records import (
     hosting,
     seat_record,
     series,
+    stored_fields,
     summary,
 )
 
@@ -138,14 +139,7 @@ class TableStore:
             )
         ).all()
         record = TableRecord(
-            id=table.id,
-            name=table.name,
-            rules=table.rules,
-            status=table.status,
-            version=table.version,
-            game_number=table.game_number,
-            created=table.created,
-            seats=[seat_record(s) for s in seats],
+            **vars(stored_fields(table, [seat_record(s) for s in seats])),
             hosting=hosting(table),
             deal_key=table.deal_key,
             deal_seeds=table.deal_seeds,

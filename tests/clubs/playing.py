@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from server.clubs.figures import STORED
 from server.engine import Rules
 from tests.realtime.players import TableClient, play_turns
 from tests.realtime.test_protocol import check, published_schema
@@ -94,21 +95,8 @@ async def play_to_the_end(clients: list[TableClient], rules: dict[str, Any]) -> 
         await client.close()
 
 
-FIGURES = (
-    "games",
-    "wins",
-    "hands",
-    "contracts",
-    "contracts_made",
-    "sets",
-    "nils",
-    "nils_made",
-    "blind_nils",
-    "blind_nils_made",
-    "bags",
-    "ten_for_two_hundreds",
-    "points",
-)
+# The stored figures' names; their counts below are worked out here, independently.
+FIGURES = STORED
 
 
 def figures_from_history(

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from server.clubs.stats import FIELDS
+from server.clubs.figures import AVERAGES, STORED
+from server.clubs.figures import FIGURES as DECLARED
 from server.store.club_results import write_club_results
 from server.store.clubs import ClubStore
 from server.store.records import ActionWrite
@@ -32,6 +33,27 @@ from tests.realtime.players import TableClient
 from tests.realtime.test_protocol import check, published_schema
 
 PARTNERS = [[0, 2], [1, 3]]
+# A member of `GET /api/clubs/{id}` as the public contract names it: every figure at the
+# member's top level, beside its id, name and rating.
+CONTRACT_MEMBER = {
+    "id",
+    "name",
+    "games",
+    "wins",
+    "hands",
+    "contracts",
+    "contracts_made",
+    "sets",
+    "nils",
+    "nils_made",
+    "bags",
+    "rating",
+}
+# What the page adds to each member: the other declared figures and averages, whether
+# they were removed, their rating's estimate and uncertainty, their figures per preset.
+MEMBER_EXTRAS = (
+    {figure.name for figure in DECLARED} | {average.name for average in AVERAGES}
+) - CONTRACT_MEMBER | {"removed", "mu", "sigma", "presets"}
 
 
 async def page(http: httpx.AsyncClient, club: Club, token: str) -> dict[str, Any]:
@@ -53,6 +75,16 @@ async def play_game(
     history = (await http.get(f"/api/tables/{table_id}/history")).json()
     seats = dict(enumerate(order))
     return table_id, figures_from_history(history, seats, info["winner"], PARTNERS), info["winner"]
+
+
+def check_member_keys(page: dict[str, Any]) -> None:
+    """Each member has exactly the contract's keys and the page's extras at its top
+    level, every figure a number there (none nested under another key)."""
+    for member in page["members"]:
+        assert set(member) == CONTRACT_MEMBER | MEMBER_EXTRAS, sorted(member)
+        assert all(
+            isinstance(member[name], int | float) for name in CONTRACT_MEMBER - {"id", "name"}
+        )
 
 
 def shown(member: dict[str, Any]) -> dict[str, int]:
@@ -92,12 +124,14 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
     fresh = await page(http, club, club.token(ann))
     assert fresh["you"] == ann and not fresh["host"]
     assert [m["name"] for m in fresh["members"]] == ["Ann", "Bob", "Cy", "Di"]
+    check_member_keys(fresh)
     start = {m["id"]: m["rating"] for m in fresh["members"]}
     assert len(set(start.values())) == 1
 
     first, expected, winner = await play_game(http, address, club, [ann, bob, cy, di])
     after_one = await page(http, club, club.host_token)
     assert after_one["host"] and after_one["you"] is None
+    check_member_keys(after_one)
     [game] = after_one["games"]
     assert game["table"] == first and game["rated"] and not game["abandoned"]
     assert game["winner"] == winner and game["ended"]
@@ -149,7 +183,7 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
     for member, kinds in recount.items():
         for kind, tally in kinds.items():
             stored = members[member] if kind == "all" else members[member]["presets"][kind]
-            assert {name: stored[name] for name in FIELDS} == tally.counts()
+            assert {name: stored[name] for name in STORED} == tally.counts()
 
     # The host removes Bob: his token stops working, his games and figures stay.
     removed = await http.delete(

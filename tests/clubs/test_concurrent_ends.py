@@ -78,4 +78,4 @@ async def test_two_games_of_one_club_ending_at_once_both_count(postgres_app: Fas
         assert by_id[member]["sigma"] == pytest.approx(ratings[member].sigma, abs=1e-3)
     clubs: ClubStore = postgres_app.state.clubs
     for member, kinds in (await clubs.recount(club.id)).items():
-        assert by_id[member]["hands"] == kinds["all"].hands
+        assert by_id[member]["hands"] == kinds["all"]["hands"]

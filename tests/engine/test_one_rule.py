@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from server.engine import Game, IllegalAction, Rules, trick_winner
+from server.engine import Game, IllegalAction, Rules, View, trick_winner
 from server.engine.actions import REFUSAL_CODES
 from server.engine.bots import choose_action
 from server.engine.bots.knowledge import seat_state
+from server.engine.bots.rollout import Rollout
 from server.engine.cards import CODES, INDEX, card_order
 from server.engine.play import legal_plays
 from server.engine.scoring import is_nil, side_contract
@@ -63,7 +64,6 @@ def six_player_pass_game() -> Game:
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.players}p-{r.deck}-{r.first_lead}")
 def test_legal_cards_are_the_same_in_legal_fast_path_view_and_rollouts(rules: Rules) -> None:
-    order = card_order(rules.deck)
     for game, seat in random_hands(rules, seed=11):
         if game.phase != "play":
             continue
@@ -71,14 +71,42 @@ def test_legal_cards_are_the_same_in_legal_fast_path_view_and_rollouts(rules: Ru
         assert game.legal_cards(seat) == cards
         assert [a["card"] for a in game.view(seat)["legal"] if a["type"] == "play"] == cards
         view = game.view(seat)
-        if view["played"] or rules.first_lead == "left_of_dealer":
-            # The rollouts' call: int hands, no first-trick rules past the first lead.
-            hand = [INDEX[code] for code in view["hand"]]
-            trick = view["trick"]
-            led = order.suit[INDEX[trick[0]["card"]]] if trick else -1
-            closed = rules.spades_broken_to_lead and not view["spades_broken"]
-            rollout = legal_plays(hand, order.suit, led, closed)
-            assert sorted(set(CODES[c] for c in rollout)) == sorted(cards)
+        assert sorted(set(CODES[c] for c in rollout_legal(rules, view))) == sorted(cards)
+
+
+def rollout_legal(rules: Rules, view: View) -> list[int]:
+    """The cards the look-ahead's play-outs let the seat of `view` play now."""
+    sim = Rollout(seat_state(rules, view, None), view)
+    hand = [INDEX[code] for code in view["hand"]]
+    trick = [(play["seat"], INDEX[play["card"]]) for play in view["trick"]]
+    return sim.legal(hand, trick, list(view["tricks_won"]), view["spades_broken"])
+
+
+@pytest.mark.parametrize("first_lead", ["left_of_dealer", "two_clubs", "lowest_club"])
+def test_the_rollouts_play_the_first_trick_by_its_own_rules(first_lead: str) -> None:
+    """On every first trick the play-outs allow exactly the engine's cards; the plain
+    legality check (`legal_plays`, no first-trick rules) allows more where the first
+    trick has rules of its own, so this would catch a rollout that forgets them."""
+    rules = Rules.preset("standard", first_lead=first_lead)
+    order = card_order(rules.deck)
+    wider = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        game = Game(rules, seed=seed, dealer=seed % rules.players)
+        while not (game.phase == "play" and game.view(game.turn[0])["played"]):
+            seat = game.turn[0]
+            if game.phase == "play":
+                view = game.view(seat)
+                cards = sorted(a["card"] for a in game.legal(seat) if a["type"] == "play")
+                assert sorted(CODES[c] for c in rollout_legal(rules, view)) == cards
+                trick = view["trick"]
+                led = order.suit[INDEX[trick[0]["card"]]] if trick else -1
+                hand = [INDEX[code] for code in view["hand"]]
+                closed = rules.spades_broken_to_lead and not view["spades_broken"]
+                plain = legal_plays(hand, order.suit, led, closed)
+                wider += sorted(CODES[c] for c in plain) != cards
+            game.act(seat, rng.choice(game.legal(seat)))
+    assert (wider > 0) == (first_lead != "left_of_dealer")
 
 
 def test_a_refused_card_leaves_the_cached_legal_cards_alone() -> None:

@@ -24,8 +24,10 @@ deals out, reads more of the play into its deals, solves the last tricks of each
 (``SPADES_BOT_BUDGET_MS``, 150 ms by default): unless ``samples`` fixes the number of
 deals, its answer depends on the clock.
 
-Each level is a table of decisions, one per phase (``DECISIONS`` in its module);
-``knowledge.py`` turns a view into what the seat knows (``SeatState``).
+The basic and advanced levels are tables of decisions, one per phase (``DECISIONS`` in
+their modules); the expert decides the play, the bids and blind nil itself and takes the
+advanced level's other decisions (``expert.choose``). ``knowledge.py`` turns a view into
+what the seat knows (``SeatState``).
 
 >>> from server.engine import Rules
 >>> view = {"phase": "bid", "seat": 0, "turn": [0], "hand": ["AS", "KS", "QS", "JS",

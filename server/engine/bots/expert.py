@@ -132,7 +132,9 @@ class HuntingRollout(Rollout):
     ) -> int:
         if trick:
             led = self.suit[trick[0][1]]
-            following = [c for c in hand if self.suit[c] == led]
+            first = self.first_trick_rules and not any(tricks_won)
+            cards = self.legal(hand, trick, tricks_won, broken) if first else hand
+            following = [c for c in cards if self.suit[c] == led]
             if following and self._nil_still_to_play(seat, len(trick), tricks_won):
                 return min(following, key=self.power.__getitem__)
         return super().choose(seat, hand, trick, tricks_won, broken, tops)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from server.engine.bots.basic import SET_MARGIN
 from server.engine.bots.knowledge import SeatState
-from server.engine.cards import SPADES, CardOrder, taking
-from server.engine.play import legal_plays
+from server.engine.cards import CLUBS, SPADES, CardOrder, taking
+from server.engine.play import first_trick_plays, legal_plays
 from server.engine.scoring import final_bids, game_winner, is_nil, score_sides
 from server.engine.shapes import SideScore, View
 
@@ -41,6 +41,8 @@ class Rollout:
         self.win_key = state.order.win_key
         self.later_wins = rules.duplicate_later_wins
         self.guard = rules.spades_broken_to_lead
+        self.lowest_club = rules.first_lead == "lowest_club"
+        self.first_trick_rules = rules.first_lead != "left_of_dealer"
         self.broken = bool(view.get("spades_broken")) or any(
             self.suit[c] == SPADES for _, c in state.played + state.trick
         )
@@ -128,7 +130,10 @@ class Rollout:
         """The policy's card for ``seat``: the basic level's rules of thumb, cheaply."""
         suit, power = self.suit, self.power
         led = suit[trick[0][1]] if trick else -1
-        legal = legal_plays(hand, suit, led, self.guard and not broken)
+        if self.first_trick_rules and not any(tricks_won):
+            legal = self.legal(hand, trick, tricks_won, broken)
+        else:
+            legal = legal_plays(hand, suit, led, self.guard and not broken)
         if len(legal) == 1:
             return legal[0]
         mode = self._mode(seat, tricks_won, len(hand))
@@ -182,6 +187,26 @@ class Rollout:
         if power[high] >= tops[led][0] or len(trick) > 1:
             return high
         return low
+
+    def legal(
+        self, hand: list[int], trick: list[tuple[int, int]], tricks_won: list[int], broken: bool
+    ) -> list[int]:
+        """The cards of ``hand`` the engine lets its seat play to ``trick`` (docs/rules.md
+        §7), the first trick's own rules included: no trick is won yet while the first is
+        played. Under ``two_clubs`` the seat leading the first trick is the holder of the
+        lowest club, so the card it must lead is its own lowest club."""
+        if self.first_trick_rules and not any(tricks_won):
+            forced = None
+            if not trick and not self.lowest_club:
+                clubs = [card for card in hand if self.suit[card] == CLUBS]
+                forced = min(clubs, key=lambda card: (self.power[card], card)) if clubs else None
+            first = first_trick_plays(
+                hand, self.suit, self.power, self.lowest_club, forced, leading=not trick
+            )
+            if first is not None:
+                return first
+        led = self.suit[trick[0][1]] if trick else -1
+        return legal_plays(hand, self.suit, led, self.guard and not broken)
 
     def _lead(
         self,

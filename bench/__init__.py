@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that measure the server and print their figures."""
