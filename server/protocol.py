@@ -34,6 +34,7 @@ from server.engine import (
     TrickPlays,
     View,
 )
+from server.engine.describe import RuleCatalog, RuleValues
 from server.engine.fairness import HandFairness, NextDeal
 
 RULES_SCHEMA = Rules.model_json_schema(mode="serialization")
@@ -61,12 +62,15 @@ class PublicTable(TypedDict):
     """The `table` object: what anyone may know of a table, never a secret, never a
     hidden card. `scores` has one entry per side, none before the first game starts;
     `series` the games each side won at this table, across rematches; `hints` whether
-    players may ask for the expert bot's choice."""
+    players may ask for the expert bot's choice; `summary` the rules in one line;
+    `rules_link` the lobby's address that opens the create form with these rules."""
 
     id: str
     name: str
     url: str
     rules: RulesShown
+    summary: str
+    rules_link: str
     status: TableStatus
     version: int
     game_number: int
@@ -349,7 +353,8 @@ class ClubGame(TypedDict):
     """A club game: `ended` when it finished (null for an abandoned game), `rated`,
     `winner` the winning side's index, `bots` whether a bot or a guest played a seat
     (then only the members were rated), `abandoned` when ended by the host or left
-    unfinished (never rated)."""
+    unfinished (never rated), `rules_link` the lobby's address that opens the create form
+    with the game's rules ("play these rules again")."""
 
     table: str
     ended: str | None
@@ -359,6 +364,7 @@ class ClubGame(TypedDict):
     preset: str
     bots: bool
     abandoned: bool
+    rules_link: str
 
 
 class ClubTable(TypedDict):
@@ -384,6 +390,10 @@ class ClubPage(TypedDict):
     host: bool
     # The usual rules as the club's latest table was given them: a preset and changes.
     rules: dict[str, bool | int | str | None] | None
+    # The house rules its host set (a preset and changes), for its new tables, and their
+    # summary; null when the host set none.
+    house_rules: RuleValues | None
+    house_summary: str | None
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]
@@ -403,6 +413,23 @@ class ClubInvite(TypedDict):
 
     invite: str
     url: str
+
+
+class RulesChecked(TypedDict):
+    """Rules checked for the rule builder: every field, the one-line summary and the
+    lobby's address that opens the create form with them."""
+
+    rules: RulesShown
+    summary: str
+    link: str
+
+
+class ClubHouseRules(TypedDict):
+    """A club's house rules as its host set them (a preset and changes), and their summary;
+    both null when cleared."""
+
+    house_rules: RuleValues | None
+    house_summary: str | None
 
 
 # Every preset's full rules, by name.
@@ -426,4 +453,7 @@ ANSWERS: dict[str, Any] = {
     "ClubPage": ClubPage,
     "ClubGames": ClubGames,
     "ClubInvite": ClubInvite,
+    "ClubHouseRules": ClubHouseRules,
+    "RuleCatalog": RuleCatalog,
+    "RulesChecked": RulesChecked,
 }
