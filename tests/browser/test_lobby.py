@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 def test_lobby_creates_a_table_with_house_rules(open_page) -> None:
     page = open_page("/")
     page.get_by_role("radio", name=re.compile("Standard")).check()
-    page.locator("#house-rules summary").click()
+    page.locator("#house-rules > summary").click()
     page.locator("#rule-bags").uncheck()
     page.locator("#rule-deck").select_option("jokers")
     page.locator("#rule-target_score").fill("300")
@@ -53,19 +53,22 @@ def test_lobby_creates_a_table_with_house_rules(open_page) -> None:
 
 def test_lobby_refuses_inconsistent_rules_with_the_reason(open_page) -> None:
     page = open_page("/")
-    page.locator("#house-rules summary").click()
+    page.locator("#house-rules > summary").click()
     page.locator("#rule-target_score").fill("0")
+    # Said next to the rules as soon as they are changed, and again when the table is asked for.
+    error = page.locator("#rules-error")
+    page.wait_for_function("document.getElementById('rules-error').textContent.length > 0")
+    assert "target_score" in error.text_content()
+    page.evaluate("document.getElementById('rules-error').textContent = ''")
     page.get_by_role("button", name="Play with friends").click()
-    error = page.locator("#create-error")
-    error.wait_for()
-    page.wait_for_function("document.getElementById('create-error').textContent.length > 0")
+    page.wait_for_function("document.getElementById('rules-error').textContent.length > 0")
     assert "target_score" in error.text_content()
     assert page.url.endswith("/")
 
 
 def test_lobby_fits_a_phone(open_page) -> None:
     page = open_page("/", viewport=PHONE)
-    page.locator("#house-rules summary").click()
+    page.locator("#house-rules > summary").click()
     page.locator("#rule-deck").wait_for()
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the lobby scrolls sideways at 360 px ({width} px wide)"
