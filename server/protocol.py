@@ -389,7 +389,7 @@ class ClubPage(TypedDict):
     you: str | None
     host: bool
     # The usual rules as the club's latest table was given them: a preset and changes.
-    rules: dict[str, bool | int | str | None] | None
+    rules: dict[str, bool | int | str | list[str] | None] | None
     # The house rules its host set (a preset and changes), for its new tables, and their
     # summary; null when the host set none.
     house_rules: RuleValues | None

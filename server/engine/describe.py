@@ -24,14 +24,13 @@ from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from server.engine.rules import PRESETS, Rules
+from server.engine.rules import PRESETS, RuleFields, Rules
 
 RuleKind = Literal["check", "select", "number", "formats"]
 # Rules as data, possibly stored by an older server (fields missing) or with lists.
 RulesData = Mapping[str, Any]
-# One field's value; rules as fields (every field, or a preset and changes).
-RuleValue = bool | int | str | None | list[str]
-RuleValues = dict[str, RuleValue]
+# Rules as fields: every field, or a preset and changes.
+RuleValues = RuleFields
 
 
 class RuleChoice(TypedDict):

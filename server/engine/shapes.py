@@ -190,6 +190,8 @@ class SteadyView(TypedDict):
     contracts: list[int | None] | None
     scores: list[SideScore]
     target_score: int
+    # The bidding format of the hand in progress (the format's name, as in the rules).
+    bidding: str
     hand_number: int
     last_hand: HandResult | None
     winner: int | None
