@@ -71,7 +71,7 @@ export function turnWords(page, nameOf) {
   }
   if (view.phase === "over") return "Game over.";
   const { turn } = view;
-  const nilPass = view.phase === "pass" && view.bids.every((bid) => bid !== null);
+  const nilPass = view.phase === "pass" && Boolean(view.bids?.every((bid) => bid !== null));
   const doing = nilPass ? NIL_PASS : DOING[view.phase] || ["Your turn", "to act"];
   if (turn.includes(page.seat)) return doing[0];
   const others = turn.filter((seat) => seat !== page.seat).map(nameOf).join(" and ");

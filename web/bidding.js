@@ -165,7 +165,7 @@ export function passCount(view) {
  * rather than the blind nil pass (before it): every seat has bid.
  */
 export function isNilPass(view) {
-  return view?.phase === "pass" && view.bids.every((bid) => bid !== null);
+  return view?.phase === "pass" && Boolean(view.bids?.every((bid) => bid !== null));
 }
 
 /** The pass: the player picks cards in the hand below; the button sends them. */
