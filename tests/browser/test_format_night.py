@@ -17,6 +17,7 @@ import pytest
 
 from tests.browser.conftest import PHONE, screenshot
 from tests.browser.playing import add_bots, hand_of, page_story, sit
+from tests.browser.test_layout import SIZES
 
 pytestmark = pytest.mark.browser
 
@@ -26,6 +27,7 @@ ROTATION = ["Suicide", "Mirror", "Whiz"]
 
 def format_of(hand: int) -> str:
     return ROTATION[(hand - 1) % len(ROTATION)]
+
 
 # The decision the page offers: its kind, the bid buttons' words, the hand's format line.
 OFFERED = """() => {
@@ -154,21 +156,40 @@ def test_a_format_night_built_in_the_form_plays_each_format(open_page) -> None:
     assert len(last["hands"]) >= 3
 
 
-def test_the_rule_builder_at_360_px(open_page) -> None:
-    rules = json.dumps(
-        {
-            "preset": "suicide",
-            "min_team_bid": 0,
-            "nil_pass": 2,
-            "bidding_formats": ["suicide", "mirror", "whiz"],
-        }
-    )
-    page = open_page(f"/?rules={quote(rules)}", viewport=PHONE)
+# Controls of the rule builder that stick out of the window's width, and whether the
+# page scrolls sideways.
+BUILDER_FIT = """() => {
+  const out = [...document.querySelectorAll(
+      '#rule-builder input, #rule-builder select, #rule-builder button, #rule-builder summary')]
+    .filter((node) => node.offsetParent !== null)
+    .filter((node) => { const box = node.getBoundingClientRect();
+                        return box.left < 0 || box.right > innerWidth; })
+    .map((node) => node.id || node.textContent);
+  return {out, wider: document.documentElement.scrollWidth - innerWidth};
+}"""
+
+
+def test_the_rule_builder_fits_every_size(open_page) -> None:
+    """Opened from a "play these rules again" link: the preset chosen, the changes filled
+    in, the house rules open; at every size of the table's layout checks nothing sticks
+    out or scrolls sideways."""
+    rules = {
+        "preset": "suicide",
+        "min_team_bid": 0,
+        "nil_pass": 2,
+        "bidding_formats": ["suicide", "mirror", "whiz"],
+    }
+    page = open_page(f"/?rules={quote(json.dumps(rules))}", viewport=PHONE)
     page.locator("#rules-live-summary", has_text="Rotation Suicide, Mirror, Whiz").wait_for()
     assert page.locator("#house-rules").get_attribute("open") is not None
     assert page.locator("#rule-nil_pass").input_value() == "2"
     assert page.locator('#preset-list input[value="suicide"]').is_checked()
+    assert page.locator("#rule-bidding_formats select").count() == 3
     page.locator('[data-rule="nil_pass"] details summary').click()
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"], f"the rule builder scrolls sideways at 360 px ({width} px)"
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        fit = page.evaluate(BUILDER_FIT)
+        assert fit == {"out": [], "wider": 0}, (width, height, fit)
+    page.set_viewport_size(PHONE)
     screenshot(page, "rule-builder-360")
