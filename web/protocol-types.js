@@ -711,7 +711,7 @@
  * @property {Array<number|null>|null} contracts
  * @property {Array<SideScore>} scores
  * @property {number} target_score
- * @property {string} bidding
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} bidding
  * @property {number} hand_number
  * @property {HandResult|null} last_hand
  * @property {number|null} winner

@@ -88,7 +88,7 @@ from server.engine.cards import INDEX, CardOrder, Taken
 from server.engine.claims import claim_holds
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
-from server.engine.rules import Rules
+from server.engine.rules import BiddingFormat, Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
 from server.engine.scoring import final_bids, game_winner, score_sides
 from server.engine.shapes import (
@@ -510,7 +510,7 @@ class Game:
         return self._auction.stock_size() if self.phase == "draw" else 0
 
     @property
-    def bidding(self) -> str:
+    def bidding(self) -> BiddingFormat:
         """The bidding format of the hand in progress (``Rules.format_of``)."""
         return self._auction.rules.bidding
 

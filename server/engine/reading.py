@@ -16,7 +16,7 @@ from typing import Protocol
 
 from server.engine.cards import CardOrder, Taken
 from server.engine.fairness import Deals
-from server.engine.rules import Rules
+from server.engine.rules import BiddingFormat, Rules
 from server.engine.shapes import Action, Bid, HandResult, Phase, SideScore
 
 
@@ -69,7 +69,7 @@ class ViewReading(GameReading, Protocol):
     @property
     def stock_size(self) -> int: ...
     @property
-    def bidding(self) -> str: ...
+    def bidding(self) -> BiddingFormat: ...
     @property
     def pass_count(self) -> int: ...
     @property
