@@ -475,3 +475,26 @@ def test_legal_and_act_agree_under_any_combination(data, seed):
         game.act(seat, rng.choice(game.legal(seat)))
         steps += 1
     check_end(game)
+
+
+def test_the_hand_review_replays_a_format_night_with_the_nil_pass():
+    """``server.engine.replay`` rebuilds the game from its log, passes included: each
+    reviewed choice is the seat's own, legal in the view it had then."""
+    from server.engine.bots import choose_action
+    from server.engine.replay import decisions, replay_start
+
+    rules = Rules.preset("standard", bidding_formats=["suicide", "whiz"], nil_pass=2)
+    game = Game(rules, seed=8)
+    while len(game.hand_results) < 2:
+        seat = game.turn[0]
+        game.act(seat, choose_action(rules, game.view(seat), "basic", random.Random(seat)))
+    for hand in (1, 2):
+        seen = decisions(rules, replay_start(game), game.log, seat=1, hand_number=hand)
+        assert seen and all(d.view["bidding"] == rules.format_of(hand) for d in seen)
+        for decision in seen:
+            legal = decision.view["legal"]
+            assert decision.action in legal
+        assert [d.action["type"] for d in seen] == sorted(
+            (d.action["type"] for d in seen), key=["bid", "play"].index
+        )
+    assert any(action["type"] == "pass" for _, action in game.log)
