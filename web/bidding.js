@@ -7,7 +7,9 @@
 
 import { cardFace } from "/static/cards.js";
 import { el } from "/static/dom.js";
-import { blindNilExplanation, formatOf, nilExplanation, tenForTwoHundredExplanation } from "/static/rules.js";
+import {
+  blindNilExplanation, formatOf, handFormatWords, nilExplanation, tenForTwoHundredExplanation,
+} from "/static/rules.js";
 import { seatName, sideOfSeat } from "/static/seating.js";
 
 /** " hinted" on the button of the action the server's hint chose (it never acts). */
@@ -60,13 +62,14 @@ function partnerTotal(page) {
 }
 
 /**
- * The bidding format's own words over the buttons: its name and line from the rules'
- * catalogue, and what the partner's bid leaves under Suicide.
+ * The bidding format's own words under the buttons: its name and line from the rules'
+ * catalogue (unless the hand's format line already says them), and what the partner's
+ * bid leaves under Suicide.
  */
-function formatNotes(page, format, bids) {
+function formatNotes(page, format, bids, named) {
   if (!["whiz", "mirror", "suicide"].includes(format)) return [];
-  const named = formatOf(page.catalog, format);
-  const notes = [`${named.words}: ${named.line}.`];
+  const { words, line } = formatOf(page.catalog, format);
+  const notes = named ? [] : [`${words}: ${line}.`];
   if (format === "suicide") {
     const partner = page.sides[sideOfSeat(page.sides, page.seat)].find((member) => member !== page.seat);
     const partnerBid = partner === undefined ? null : page.view.bids[partner];
@@ -96,7 +99,9 @@ function bidPanel(page, act) {
   const partnerBid = partnerTotal(page);
   const teamBidding = format === "team" && rules.partnerships && partnerBid > 0;
   const hintLine = bidHint(page);
-  const notes = formatNotes(page, format, bids);
+  // While formats rotate, the hand's format heads the panel (the header folds on a phone).
+  const night = handFormatWords(rules, view, page.catalog);
+  const notes = formatNotes(page, format, bids, Boolean(night));
   if (page.sides.some((side) => side.length > 1) && !teamBidding && partnerBid > 0 && format !== "suicide") {
     notes.push(`Your side so far: ${partnerBid} + your bid.`);
   }
@@ -107,6 +112,7 @@ function bidPanel(page, act) {
   const ten = tenForTwoHundredExplanation(rules);
   if (ten && page.sides.some((side) => side.length > 1)) notes.push(ten);
   return el("div", { key: "bid", class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },
+    night ? el("p", { class: "hand-format-line" }, night) : null,
     el("h2", {}, format === "mirror" ? "Your bid: your spades" : "Your bid: how many tricks will you take?"),
     hintLine ? el("p", { class: "hint" }, hintLine) : null,
     el("div", { class: "bid-buttons" }, numbers.map((bid) =>

@@ -46,6 +46,16 @@ export function formatOf(catalog, format) {
     ?? { value: format, words: format ? format[0].toUpperCase() + format.slice(1) : "", line: "" };
 }
 
+/**
+ * "Hand 3 of the night: Mirror — your bid is your spades": the hand's bidding format,
+ * said while formats rotate (the view's `bidding` and `hand_number`), else "".
+ */
+export function handFormatWords(rules, view, catalog) {
+  if (!rules?.bidding_formats?.length || !view?.bidding || !view.hand_number) return "";
+  const format = formatOf(catalog, view.bidding);
+  return `Hand ${view.hand_number} of the night: ${format.words}${format.line ? ` — ${format.line}` : ""}`;
+}
+
 /** A rule's value in the builder's words: "Yes", the choice's words, a number, "never". */
 export function valueWords(rule, value) {
   if (rule.kind === "check") return value ? "Yes" : "No";

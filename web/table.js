@@ -25,7 +25,7 @@ import {
 } from "/static/links.js";
 import { downloadRecord, HandReview } from "/static/review.js";
 import { DealSeeds, renderNextDeal, showVerification } from "/static/fairness.js";
-import { formatOf, loadCatalog, presetOf, rulesInWords } from "/static/rules.js";
+import { handFormatWords, loadCatalog, presetOf, rulesInWords } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { freeMiddle, renderSeats } from "/static/seats.js";
 import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
@@ -346,16 +346,6 @@ function renderNotice() {
 
 function presetName() {
   return presetOf(page.table.rules, page.catalog)?.name;
-}
-
-/**
- * "Hand 3 of the night: Mirror — your bid is your spades": the hand's bidding format,
- * said while formats rotate (the view's `bidding` and `hand_number`), else "".
- */
-export function handFormatWords(rules, view, catalog) {
-  if (!rules?.bidding_formats?.length || !view?.bidding || !view.hand_number) return "";
-  const format = formatOf(catalog, view.bidding);
-  return `Hand ${view.hand_number} of the night: ${format.words}${format.line ? ` — ${format.line}` : ""}`;
 }
 
 function renderHeader() {

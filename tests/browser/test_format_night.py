@@ -97,6 +97,7 @@ def act(page, seen: dict) -> bool:
     hand = int(re.match(r"Hand (\d+)", offer["format"]).group(1)) if offer["format"] else None
     if offer["kind"] == "bid":
         assert offer["format"].startswith(f"Hand {hand} of the night: {format_of(hand)}")
+        assert offer["format"] in offer["notes"], "the bid panel says the hand's format too"
         check_bid(offer, hand)
         seen.setdefault(hand, set()).add("bid")
         chosen = max(button["bid"] for button in offer["buttons"])
