@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
+from tests.browser.test_axe import serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -33,6 +34,7 @@ def test_the_host_sets_house_rules_and_a_club_table_plays_them(open_page) -> Non
     width = host.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the club page scrolls sideways at 360 px ({width} px)"
     screenshot(host, "club-house-rules-360")
+    assert serious_violations(host) == [], "axe: the club page with the house rules' builder"
 
     # The start form offers them first; the table started with them plays them.
     host.locator("#start-preset").locator("option", has_text=HOUSE).first.wait_for(state="attached")

@@ -17,6 +17,7 @@ import pytest
 
 from tests.browser.conftest import PHONE, screenshot
 from tests.browser.playing import add_bots, hand_of, page_story, sit
+from tests.browser.test_axe import serious_violations
 from tests.browser.test_layout import SIZES
 
 pytestmark = pytest.mark.browser
@@ -194,3 +195,4 @@ def test_the_rule_builder_fits_every_size(open_page) -> None:
         assert fit == {"out": [], "wider": 0}, (width, height, fit)
     page.set_viewport_size(PHONE)
     screenshot(page, "rule-builder-360")
+    assert serious_violations(page) == [], "axe: the open rule builder"
