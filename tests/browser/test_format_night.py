@@ -90,7 +90,7 @@ def check_bid(offer: dict, hand: int) -> None:
         assert bids == list(range(14)), bids
 
 
-def act(page, seen: dict) -> bool:
+def act(page, who: str, seen: dict) -> bool:
     """Do what the page offers (checking it against the hand's format); False if nothing."""
     offer = page.evaluate(OFFERED)
     if offer is None:
@@ -108,7 +108,7 @@ def act(page, seen: dict) -> bool:
     if offer["kind"] in ("nil-pass", "pass"):
         assert offer["kind"] == "nil-pass", offer
         assert offer["title"].startswith("Nil pass:") and offer["title"].endswith("2 cards")
-        seen.setdefault(hand, set()).add("nil-pass")
+        seen.setdefault(hand, set()).add(f"nil pass by {who}")
         cards = hand_of(page)[:2]
         for card in cards:
             page.locator(f'#hand [data-card="{card}"]').click()
@@ -148,11 +148,12 @@ def test_a_format_night_built_in_the_form_plays_each_format(open_page) -> None:
       .getElementById('hand-format').textContent.match(/Hand (\\d+)/) || [0, 0])[1]) >= 4"""
     while not host.evaluate(done):
         assert time.monotonic() < deadline, f"three hands not played: {seen} {page_story(host)}"
-        acted = act(host, seen)
-        acted = act(partner, seen) or acted
+        acted = act(host, "Hal", seen)
+        acted = act(partner, "Pia", seen) or acted
         if not acted:
             host.wait_for_timeout(50)
-    assert seen[1] >= {"bid", "nil-pass"}, seen
+    # Suicide: one of Hal and Pia bid nil, so both of them pass, each on their own screen.
+    assert seen[1] >= {"bid", "nil pass by Hal", "nil pass by Pia"}, seen
     assert "bid" in seen[2] and "bid" in seen[3], seen
     last = host.request.get(host.url.replace("/t/", "/api/tables/") + "/history").json()
     assert len(last["hands"]) >= 3
@@ -187,7 +188,12 @@ def test_the_rule_builder_fits_every_size(open_page) -> None:
     assert page.locator("#rule-nil_pass").input_value() == "2"
     assert page.locator('#preset-list input[value="suicide"]').is_checked()
     assert page.locator("#rule-bidding_formats select").count() == 3
-    page.locator('[data-rule="nil_pass"] details summary').click()
+    # An example opens from the keyboard, and its summary names its rule for a listener.
+    example = page.locator('[data-rule="nil_pass"] details')
+    example.locator("summary").focus()
+    page.keyboard.press("Enter")
+    assert example.get_attribute("open") is not None
+    assert example.locator("summary").text_content() == "Nil pass: Example"
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(100)
@@ -196,3 +202,41 @@ def test_the_rule_builder_fits_every_size(open_page) -> None:
     page.set_viewport_size(PHONE)
     screenshot(page, "rule-builder-360")
     assert serious_violations(page) == [], "axe: the open rule builder"
+
+
+# What a listener hears, built in Chromium by the shipped modules from states shaped like
+# the server's: a new hand of a format night says its format; the nil pass is named.
+HEARD = """async () => {
+  const { tableEvents, turnWords } = await import('/static/announce.js');
+  const { loadCatalog } = await import('/static/rules.js');
+  const catalog = await loadCatalog();
+  const table = {
+    game_number: 1, status: 'playing',
+    rules: { players: 4, partnerships: true, bidding_formats: ['suicide', 'mirror', 'whiz'] },
+    seats: [{ name: 'Hal', bot: null }, { name: 'West bot', bot: 'expert' },
+            { name: 'Pia', bot: null }, { name: 'East bot', bot: 'expert' }],
+  };
+  const view = (changes) => ({
+    players: 4, hand_number: 1, dealer: 3, phase: 'play', turn: [1], legal: [], played: [],
+    trick: [], last_trick: null, bids: [0, 3, 4, 0], contracts: [4, 3], bidding: 'suicide',
+    scores: [{ score: 0, bags: 0 }, { score: 0, bags: 0 }], last_hand: null, winner: null,
+    hand: ['AS', '2C'], tricks_won: [0, 0, 0, 0], ...changes,
+  });
+  const sides = [[0, 2], [1, 3]];
+  const page = (changes) => ({ table, catalog, seat: 0, sides, view: view(changes) });
+  const newHand = tableEvents(page({}), page({
+    hand_number: 2, dealer: 0, phase: 'bid', bidding: 'mirror', bids: [null, null, null, null],
+    contracts: [null, null], turn: [1] }), () => []).map((event) => event.text);
+  const passing = page({ phase: 'pass', turn: [0, 2], legal: [{ type: 'pass', count: 2 }] });
+  return { newHand, nilPass: turnWords(passing, (seat) => `seat ${seat}`) };
+}"""
+
+
+def test_a_listener_hears_the_hands_format_and_the_nil_pass(open_page) -> None:
+    page = open_page("/")
+    heard = page.evaluate(HEARD)
+    assert any(
+        "Hand 2:" in line and "Mirror: your bid is your spades." in line
+        for line in heard["newHand"]
+    ), heard
+    assert heard["nilPass"] == "Your turn: choose the cards of the nil pass"
