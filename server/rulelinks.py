@@ -10,11 +10,17 @@ the `rules` query parameter.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from urllib.parse import quote
 
-from server.engine.describe import RulesData, compact
+from server.engine.describe import Frozen, RulesData, compact, frozen, thawed
 
 
 def rules_link(rules: RulesData) -> str:
     """`/?rules=<the rules as compact JSON, URL-encoded>`."""
-    return "/?rules=" + quote(json.dumps(compact(rules), separators=(",", ":")), safe="")
+    return _link(frozen(rules))
+
+
+@lru_cache(maxsize=1024)
+def _link(key: Frozen) -> str:
+    return "/?rules=" + quote(json.dumps(compact(thawed(key)), separators=(",", ":")), safe="")

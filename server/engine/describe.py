@@ -20,6 +20,7 @@ older server): a field that is missing reads as the standard preset's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache, lru_cache
 from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
@@ -410,6 +411,26 @@ _FIRST_LEAD = {"two_clubs": "2♣ leads", "lowest_club": "lowest club"}
 _STANDARD = PRESETS["standard"]
 
 
+# Rules as a hashable key (lists as tuples), for the caches below: the lobby and every
+# table's answer describe the same few rule sets over and over.
+Frozen = tuple[tuple[str, Any], ...]
+
+
+def frozen(data: RulesData) -> Frozen:
+    """`data` as a hashable key."""
+    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items())
+
+
+def thawed(key: Frozen) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in key}
+
+
+@cache
+def _preset_values() -> dict[str, RuleValues]:
+    """Every preset's full rules, made once (tables' summaries and links compare them)."""
+    return {name: Rules.preset(name).model_dump() for name in PRESETS}
+
+
 def catalog() -> RuleCatalog:
     """The rule builder's catalogue: the presets (with their full rules), then the groups.
 
@@ -482,6 +503,12 @@ def summary(rules: Rules | RulesData) -> str:
     'Cutthroat · to 300'
     """
     data: RulesData = rules.model_dump() if isinstance(rules, Rules) else rules
+    return _summary(frozen(data))
+
+
+@lru_cache(maxsize=1024)
+def _summary(key: Frozen) -> str:
+    data = thawed(key)
     preset = PRESETS.get(str(data.get("preset", "standard")), _STANDARD)
     values = {**_STANDARD, **preset, **data}
     head = [part for part in (_players(values), _format(values)) if part] or ["Standard"]
@@ -530,9 +557,14 @@ def compact(rules: Rules | RulesData) -> RuleValues:
     {'preset': 'standard'}
     """
     data: RulesData = rules.model_dump() if isinstance(rules, Rules) else rules
+    return thawed(_compact(frozen(data)))
+
+
+@lru_cache(maxsize=1024)
+def _compact(key: Frozen) -> Frozen:
+    data = thawed(key)
     best: RuleValues | None = None
-    for name in PRESETS:
-        values = Rules.preset(name).model_dump()
+    for name, values in _preset_values().items():
         if values["players"] != data.get("players", 4):
             continue
         changed = {
@@ -540,4 +572,4 @@ def compact(rules: Rules | RulesData) -> RuleValues:
         }
         if best is None or len(changed) < len(best) - 1:
             best = {"preset": name, **changed}
-    return best if best is not None else {"preset": "standard", **data}
+    return frozen(best if best is not None else {"preset": "standard", **data})
