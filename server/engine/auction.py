@@ -24,8 +24,8 @@ Decisions where docs/rules.md is silent:
   ``min_team_bid`` (a blind nil is a nil for every bidding rule), and is not asked
   about blind nil.
 - Whiz and Mirror count the spades a seat holds when it bids (jokers and the trump 2D
-  included), so after a blind nil pass of another hand's rules the cards it received
-  count too. Nil is 0 in both, so two nils on a side (a double nil) may happen.
+  included): the cards dealt, or drawn with two players (their hands have no blind nil,
+  so no pass comes before). Nil is 0 in both, so a side may bid a double nil.
 - Suicide: "first" and "second" are the order the partners bid in; a blind nil counts
   as its side's nil, so its partner bids a number, and is not asked about blind nil.
 - The nil pass comes after the last bid, for every side whose bids are one nil (not
@@ -352,15 +352,26 @@ class Auction:
         self.phase = "play"
         if self.rules.nil_pass <= 0:
             return
-        bids = self.bids
-        passers: list[int] = []
-        for seats in self.table.sides:
-            side_bids = [bids[seat] for seat in seats]
-            if len(seats) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
-                passers.extend(seats)
+        passers = [seat for side in nil_pass_sides(self.table.sides, self.bids) for seat in side]
         if passers:
             self.passers = sorted(passers)
             self.phase = "pass"
+
+
+def nil_pass_sides(sides: list[list[int]], bids: list[Bid | None]) -> list[list[int]]:
+    """The sides that pass to a nil after the bidding (docs/rules.md §11.4): two
+    partners, one plain nil (not blind) and one number; the nil bidder first.
+
+    >>> nil_pass_sides([[0, 2], [1, 3]], [3, 0, 0, 4])
+    [[2, 0], [1, 3]]
+    """
+    passing = []
+    for side in sides:
+        side_bids = [bids[seat] for seat in side]
+        if len(side) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
+            nil_seat = side[side_bids.index(0)]
+            passing.append([nil_seat, side[0] + side[1] - nil_seat])
+    return passing
 
 
 def _blind_eligible(table: Table, scores: list[list[int]], seat: int) -> bool:

@@ -1,4 +1,4 @@
-"""Table rules: one pydantic model, five presets (docs/rules.md §10).
+"""Table rules: one pydantic model, eight presets (docs/rules.md §10, §11.7).
 
 A table's rules are a preset plus overrides. ``Rules`` is immutable and its
 ``model_dump()`` feeds back into ``Rules.model_validate`` unchanged, so the server can
@@ -30,6 +30,23 @@ Decisions where docs/rules.md is silent:
 - ``min_team_bid`` may not exceed the cards in a hand.
 - Points and scores are bounded (``MAX_POINTS``, ``MAX_SCORE``, ``MAX_BAG_LIMIT``) so that
   no score of any game can outgrow a 64-bit integer (or JSON's safe range in a browser).
+- Each field is declared once, with the ``standard`` preset's value as its default: the
+  presets are built from the fields' defaults, and the fields that refuse ``true`` and
+  ``false`` as numbers are the fields whose type is a number.
+- A refusal is raised by the validator of the later of the two fields involved (a
+  field's validator sees only the fields declared before it), so it names that field:
+  ``nil`` for Whiz without nil, ``blind_nil`` for Mirror with blind nil.
+- Under a rotation (``bidding_formats``) ``bidding`` is not played; it is still checked
+  against partnerships. Each listed format is checked as ``bidding`` would be, but blind
+  nil, which is offered only on the hands whose format allows it; blind nil with only
+  Whiz and Mirror listed is refused (it could never be offered).
+- ``nil_pass`` above 0 needs ``nil: true`` too (without nil there is no nil to pass to).
+- ``bidding_formats`` dumps as a list (as JSON reads it back) and is held as a tuple, so
+  the rules stay hashable.
+
+>>> night = Rules.preset("standard", bidding_formats=["whiz", "suicide"], nil_pass=2)
+>>> night.format_of(1), night.for_hand(2).bidding, night.for_hand(1).blind_nil
+('whiz', 'suicide', False)
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from server.engine import Game, Rules
 from server.engine.cards import SPADES, card_index, card_order
 from tests.engine.stacking import bid_all, play_first_legal, refused, stacked_game
+from tests.engine.test_properties import check_view
 
 # Seat 0: four spades; seat 1: none; seat 2: every other spade; seat 3: none.
 HANDS = {
@@ -360,6 +361,9 @@ def check_decision(game, seat, rng):
     if game.phase == "pass":
         assert view["legal"] == [{"type": "pass", "count": game.pass_count}]
         assert all(len(action["cards"]) == game.pass_count for action in legal)
+        # Nobody sees a card they may not: the passed cards are no one else's yet.
+        for viewer in [None, *range(game.rules.players)]:
+            check_view(game, viewer)
     if game.phase == "blind":
         assert hand_rules.blind_nil and hand_rules.bidding not in ("whiz", "mirror")
     state = game.to_state()

@@ -23,7 +23,7 @@ from server.engine.bots.knowledge import (
     play_actions,
     seat_state,
 )
-from server.engine.cards import SPADES, card_index, card_order
+from server.engine.cards import SPADES, CardOrder, card_index, card_order
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
 from server.engine.shapes import (
@@ -94,14 +94,18 @@ def choose_pass(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) ->
     cards (top spades, then the highest side cards); its partner gives the lowest side
     cards, which a nil can duck with, and keeps its spades and honours to cover."""
     state = seat_state(rules, view, rng)
-    count = pass_count(legal)
-    order = state.order
-    if is_nil(state.bids[state.seat]):
-        chosen = sorted(state.hand, key=lambda c: _danger(state, c))[-count:]
-    else:
-        ranked = sorted(state.hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
-        chosen = ranked[:count]
-    return {"type": "pass", "cards": order.sorted_codes(chosen)}
+    nil = is_nil(state.bids[state.seat])
+    chosen = passed_cards(state.order, state.hand, nil, pass_count(legal))
+    return {"type": "pass", "cards": state.order.sorted_codes(chosen)}
+
+
+def passed_cards(order: CardOrder, hand: list[int], nil: bool, count: int) -> list[int]:
+    """The ``count`` cards a nil bidder (``nil``) passes, its most dangerous (top spades,
+    then the highest), or its partner passes, its lowest side cards (spades last)."""
+    if nil:
+        ranked = sorted(hand, key=lambda c: order.power[c] + (4 if order.suit[c] == SPADES else 0))
+        return ranked[len(ranked) - count :]
+    return sorted(hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))[:count]
 
 
 def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BidAction:

@@ -48,6 +48,7 @@ import dataclasses
 import math
 import random
 
+from server.engine.auction import nil_pass_sides
 from server.engine.bots import advanced, basic
 from server.engine.bots.budget import Deadline, budget_seconds
 from server.engine.bots.evaluation import hand_strength, nil_danger
@@ -78,7 +79,7 @@ from server.engine.cards import (
     taking,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides
+from server.engine.scoring import game_winner, is_nil, score_sides
 from server.engine.shapes import (
     Action,
     Bid,
@@ -360,11 +361,8 @@ def _nil_passed(
     if rules.nil_pass <= 0:
         return [list(h) for h in deal]
     hands = deal
-    for side in state.sides:
-        side_bids = [bids[s] for s in side]
-        if len(side) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
-            nil_seat = side[side_bids.index(0)]
-            hands = _exchange(state, hands, nil_seat, side[0] + side[1] - nil_seat, rules.nil_pass)
+    for nil_seat, partner in nil_pass_sides(state.sides, bids):
+        hands = _exchange(state, hands, nil_seat, partner, rules.nil_pass)
     return [list(h) for h in hands]
 
 
@@ -374,14 +372,13 @@ def _exchange(
     """The deal after a nil's pass: its ``passing`` most dangerous cards (top spades,
     then the highest) to its partner, the partner's lowest side cards back."""
     hands = [list(h) for h in deal]
-    order = state.order
     mine, theirs = hands[nil_seat], hands[partner]
-    given = sorted(mine, key=lambda c: order.power[c] + (4 if order.suit[c] == SPADES else 0))
-    back = sorted(theirs, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
-    for card in given[-passing:]:
+    given = basic.passed_cards(state.order, mine, True, passing)
+    back = basic.passed_cards(state.order, theirs, False, passing)
+    for card in given:
         mine.remove(card)
         theirs.append(card)
-    for card in back[:passing]:
+    for card in back:
         theirs.remove(card)
         mine.append(card)
     return hands
