@@ -263,8 +263,8 @@ GROUPS: list[RuleGroup] = [
                 "max": 4,
                 "needs": {"blind_nil": [True], "partnerships": [True]},
                 "explain": "After a blind nil, the bidder and their partner swap this many cards.",
-                "example": "With 2: the blind nil bidder passes 2 cards unseen-chosen, the "
-                "partner passes back 2.",
+                "example": "With 2: after a blind nil, the bidder gives their partner 2 cards "
+                "and gets 2 back, both chosen at once.",
             },
         ],
     },
