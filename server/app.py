@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api import clubs, guards, ops, pages, sockets, tables
+from server.api import clubs, guards, ops, pages, rules, sockets, tables
 from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
 from server.api.wire import FramePath
@@ -171,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_error_handlers(app)
     app.include_router(ops.router)
     app.include_router(tables.router)
+    app.include_router(rules.router)
     app.include_router(clubs.router)
     # On the app itself, not through an included router, and as a plain ASGI endpoint:
     # FastAPI's routers add coroutine frames under every handler, which a socket keeps

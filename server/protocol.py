@@ -45,6 +45,7 @@ from server.engine import (
     TrickPlays,
     View,
 )
+from server.engine.describe import RuleCatalog, RuleValues
 from server.engine.fairness import HandFairness, NextDeal
 
 RULES_SCHEMA = Rules.model_json_schema(mode="serialization")
@@ -72,12 +73,15 @@ class PublicTable(TypedDict):
     """The `table` object: what anyone may know of a table, never a secret, never a
     hidden card. `scores` has one entry per side, none before the first game starts;
     `series` the games each side won at this table, across rematches; `hints` whether
-    players may ask for the expert bot's choice."""
+    players may ask for the expert bot's choice; `summary` the rules in one line;
+    `rules_link` the lobby's address that opens the create form with these rules."""
 
     id: str
     name: str
     url: str
     rules: RulesShown
+    summary: str
+    rules_link: str
     status: TableStatus
     version: int
     game_number: int
@@ -392,7 +396,8 @@ class ClubGame(TypedDict):
     """A club game: `ended` when it finished (null for an abandoned game), `rated`,
     `winner` the winning side's index, `bots` whether a bot or a guest played a seat
     (then only the members were rated), `abandoned` when ended by the host or left
-    unfinished (never rated)."""
+    unfinished (never rated), `rules_link` the lobby's address that opens the create form
+    with the game's rules ("play these rules again")."""
 
     table: str
     ended: str | None
@@ -402,6 +407,7 @@ class ClubGame(TypedDict):
     preset: str
     bots: bool
     abandoned: bool
+    rules_link: str
 
 
 class ClubTable(TypedDict):
@@ -426,7 +432,11 @@ class ClubPage(TypedDict):
     you: str | None
     host: bool
     # The usual rules as the club's latest table was given them: a preset and changes.
-    rules: dict[str, bool | int | str | None] | None
+    rules: dict[str, bool | int | str | list[str] | None] | None
+    # The house rules its host set (a preset and changes), for its new tables, and their
+    # summary; null when the host set none.
+    house_rules: RuleValues | None
+    house_summary: str | None
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]
@@ -446,6 +456,23 @@ class ClubInvite(TypedDict):
 
     invite: str
     url: str
+
+
+class RulesChecked(TypedDict):
+    """Rules checked for the rule builder: every field, the one-line summary and the
+    lobby's address that opens the create form with them."""
+
+    rules: RulesShown
+    summary: str
+    link: str
+
+
+class ClubHouseRules(TypedDict):
+    """A club's house rules as its host set them (a preset and changes), and their summary;
+    both null when cleared."""
+
+    house_rules: RuleValues | None
+    house_summary: str | None
 
 
 # Every preset's full rules, by name.
@@ -469,4 +496,7 @@ ANSWERS: dict[str, Any] = {
     "ClubPage": ClubPage,
     "ClubGames": ClubGames,
     "ClubInvite": ClubInvite,
+    "ClubHouseRules": ClubHouseRules,
+    "RuleCatalog": RuleCatalog,
+    "RulesChecked": RulesChecked,
 }

@@ -12,6 +12,7 @@ import { cardName, playingSuit, suitName } from "/static/cards.js";
 import { isMyTurn } from "/static/cues.js";
 import { comfort } from "/static/comfort.js";
 import { el } from "/static/dom.js";
+import { formatOf } from "/static/rules.js";
 import { does, seatWords, sideWords } from "/static/seating.js";
 
 // Lines kept in the log: a screen reader reads each line as it is added; old ones go.
@@ -54,6 +55,8 @@ const DOING = {
   bid: ["Your turn to bid", "bidding"],
   play: ["Your turn: play a card", "to play"],
 };
+// The pass after the bidding, for a side with one nil (docs/rules.md §11.4).
+const NIL_PASS = ["Your turn: choose the cards of the nil pass", "choosing cards for the nil pass"];
 
 /**
  * Whose turn it is in words: "Your turn to bid", "Ann is bidding", "Bot across to
@@ -68,7 +71,8 @@ export function turnWords(page, nameOf) {
   }
   if (view.phase === "over") return "Game over.";
   const { turn } = view;
-  const doing = DOING[view.phase] || ["Your turn", "to act"];
+  const nilPass = view.phase === "pass" && Boolean(view.bids?.every((bid) => bid !== null));
+  const doing = nilPass ? NIL_PASS : DOING[view.phase] || ["Your turn", "to act"];
   if (turn.includes(page.seat)) return doing[0];
   const others = turn.filter((seat) => seat !== page.seat).map(nameOf).join(" and ");
   if (!others) return "";
@@ -240,7 +244,10 @@ export function tableEvents(before, page, extras = () => []) {
   if (newGame || now.hand_number !== was.hand_number) {
     const start = newGame ? "The game starts. " : "";
     const mine = page.seat === null ? "" : " Press H to hear your hand.";
-    events.push({ text: `${start}Hand ${now.hand_number}: ${does(seatWords(page, now.dealer), "deal")}.${mine}`, mine: false });
+    const rotating = page.table.rules.bidding_formats?.length && now.bidding;
+    const format = rotating ? formatOf(page.catalog, now.bidding) : null;
+    const formatLine = format ? ` ${format.words}${format.line ? `: ${format.line}` : ""}.` : "";
+    events.push({ text: `${start}Hand ${now.hand_number}: ${does(seatWords(page, now.dealer), "deal")}.${formatLine}${mine}`, mine: false });
   } else if (was.phase === "pass" && now.phase !== "pass" && was.hand && now.hand) {
     const cards = received(before, page);
     if (cards.length) events.push({ text: `You receive ${cards.map(cardWords).join(" and ")}.`, mine: true });

@@ -7,7 +7,9 @@
 
 import { cardFace } from "/static/cards.js";
 import { el } from "/static/dom.js";
-import { blindNilExplanation, nilExplanation, tenForTwoHundredExplanation } from "/static/rules.js";
+import {
+  blindNilExplanation, formatOf, handFormatWords, nilExplanation, tenForTwoHundredExplanation,
+} from "/static/rules.js";
 import { seatName, sideOfSeat } from "/static/seating.js";
 
 /** " hinted" on the button of the action the server's hint chose (it never acts). */
@@ -59,38 +61,70 @@ function partnerTotal(page) {
     .reduce((sum, bid) => sum + bid, 0);
 }
 
+/**
+ * The bidding format's own words under the buttons: its name and line from the rules'
+ * catalogue (unless the hand's format line already says them), and what the partner's
+ * bid leaves under Suicide.
+ */
+function formatNotes(page, format, bids, named) {
+  if (!["whiz", "mirror", "suicide"].includes(format)) return [];
+  const { words, line } = formatOf(page.catalog, format);
+  const notes = named ? [] : [`${words}: ${line}.`];
+  if (format === "suicide") {
+    const partner = page.sides[sideOfSeat(page.sides, page.seat)].find((member) => member !== page.seat);
+    const partnerBid = partner === undefined ? null : page.view.bids[partner];
+    const least = bids.filter((bid) => bid > 0)[0];
+    if (partnerBid === 0 || partnerBid === "blind_nil") notes.push(`Your partner bid nil: you bid at least ${least}.`);
+    else if (typeof partnerBid === "number") notes.push(`Your partner bid ${partnerBid}: you bid nil.`);
+    else notes.push(`Bid nil or at least ${least}: your partner then does the other.`);
+  }
+  return notes;
+}
+
+/** The words on a bid's button: "Bid 3 (your spades)" where the format fixes the number. */
+function bidLabel(format, bid) {
+  if (format === "mirror") return bid === 0 ? "Bid nil (no spades)" : `Bid ${bid} (your spades)`;
+  if (format === "whiz") return `Bid ${bid} (your spades)`;
+  return String(bid);
+}
+
 function bidPanel(page, act) {
   const { view } = page;
   const rules = page.table.rules;
+  const format = view.bidding ?? rules.bidding;
   const bids = legalOf(view, "bid").map((action) => action.bid).sort((a, b) => a - b);
-  const nilAllowed = rules.nil !== false && bids.includes(0);
+  // Under Mirror the one bid is a button of its own, even when it is a nil.
+  const nilAllowed = rules.nil !== false && bids.includes(0) && format !== "mirror";
   const numbers = bids.filter((bid) => bid !== 0 || !nilAllowed);
   const partnerBid = partnerTotal(page);
-  const teamBidding = rules.bidding === "team" && rules.partnerships && partnerBid > 0;
+  const teamBidding = format === "team" && rules.partnerships && partnerBid > 0;
   const hintLine = bidHint(page);
-  const notes = [];
-  if (page.sides.some((side) => side.length > 1) && !teamBidding && partnerBid > 0) {
+  // While formats rotate, the hand's format heads the panel (the header folds on a phone).
+  const night = handFormatWords(rules, view, page.catalog);
+  const notes = formatNotes(page, format, bids, Boolean(night));
+  if (page.sides.some((side) => side.length > 1) && !teamBidding && partnerBid > 0 && format !== "suicide") {
     notes.push(`Your side so far: ${partnerBid} + your bid.`);
   }
-  const partnerToCome = rules.bidding === "team" && rules.partnerships && partnerBid === 0
+  const partnerToCome = format === "team" && rules.partnerships && partnerBid === 0
     && page.sides[sideOfSeat(page.sides, page.seat)].some((member) => member !== page.seat && view.bids[member] === null);
   if (partnerToCome) notes.push("Team bidding: say your own estimate; your partner then names the side's total.");
   if (teamBidding) notes.push(`Team bidding: your number is your side's whole contract (at least ${numbers[0]}).`);
   const ten = tenForTwoHundredExplanation(rules);
   if (ten && page.sides.some((side) => side.length > 1)) notes.push(ten);
   return el("div", { key: "bid", class: "panel-inner bidding", role: "group", "aria-label": "Your bid" },
-    el("h2", {}, "Your bid: how many tricks will you take?"),
+    night ? el("p", { class: "hand-format-line" }, night) : null,
+    el("h2", {}, format === "mirror" ? "Your bid: your spades" : "Your bid: how many tricks will you take?"),
     hintLine ? el("p", { class: "hint" }, hintLine) : null,
     el("div", { class: "bid-buttons" }, numbers.map((bid) =>
       el("button", {
         key: bid, type: "button", class: `bid${lit(page, { type: "bid", bid })}`, dataset: { bid },
         onclick: () => act({ type: "bid", bid }),
-      }, String(bid)))),
+      }, bidLabel(format, bid)))),
     nilAllowed ? el("div", { class: "nil-choice" },
       el("button", {
         type: "button", class: `bid nil${lit(page, { type: "bid", bid: 0 })}`, dataset: { bid: 0 },
         onclick: () => act({ type: "bid", bid: 0 }),
-      }, "Bid nil"),
+      }, format === "whiz" ? "Nil" : "Bid nil"),
       el("p", { class: "explain" }, nilExplanation(rules))) : null,
     notes.map((note) => el("p", { class: "explain" }, note)));
 }
@@ -132,13 +166,26 @@ export function passCount(view) {
   return pass ? pass.count : 0;
 }
 
+/**
+ * Whether the pass under way is the nil pass (after the bidding, docs/rules.md §11.4)
+ * rather than the blind nil pass (before it): every seat has bid.
+ */
+export function isNilPass(view) {
+  return view?.phase === "pass" && Boolean(view.bids?.every((bid) => bid !== null));
+}
+
 /** The pass: the player picks cards in the hand below; the button sends them. */
 function passPanel(page, act) {
   const count = passCount(page.view);
   const chosen = [...page.passChoice];
   const ready = chosen.length === count;
-  return el("div", { key: "pass", class: "panel-inner pass", role: "group", "aria-label": "Pass cards" },
-    el("h2", {}, `Pick ${count} card${count === 1 ? "" : "s"} to give your partner`),
+  const cards = `${count} card${count === 1 ? "" : "s"}`;
+  const nilPass = isNilPass(page.view);
+  const why = nilPass
+    ? (page.view.bids[page.seat] === 0 ? "Nil pass: you bid nil, so you give your partner" : "Nil pass: your partner bid nil, so you give them")
+    : "Pick";
+  return el("div", { key: nilPass ? "nil-pass" : "pass", class: `panel-inner pass${nilPass ? " nil-pass" : ""}`, role: "group", "aria-label": nilPass ? "Nil pass" : "Pass cards" },
+    el("h2", {}, nilPass ? `${why} ${cards}` : `Pick ${cards} to give your partner`),
     el("p", { class: "explain" }, `Click cards in your hand to choose them (${chosen.length} of ${count} chosen). Your partner passes to you at the same time.`),
     el("button", {
       type: "button", class: "pass-send primary", disabled: !ready,

@@ -8,7 +8,8 @@ import "/static/comfort.js";
 import { api, el, fill, patch, remembered } from "/static/dom.js";
 import { linkField, rememberCreated, seatKey, showLinkDialog } from "/static/links.js";
 import { CLUB_FIGURES } from "/static/protocol-types.js";
-import { PRESET_TITLES } from "/static/rules.js";
+import { renderHouseRules } from "/static/clubrules.js";
+import { loadCatalog, presetTitle } from "/static/rules.js";
 
 const REFRESH_MS = 4000;
 const clubId = decodeURIComponent(window.location.pathname.split("/").pop() || "");
@@ -16,6 +17,7 @@ const key = `spades.club.${clubId}`;
 const $ = (id) => document.getElementById(id);
 /** @type {import('./protocol-types.js').ClubPage | null} */
 let club = null;
+let catalog = null; // the rules' catalogue: presets' titles, the house rules' builder
 
 /** {invite, member, host}: what this browser holds for the club. */
 function held() {
@@ -80,12 +82,16 @@ async function startTable(event) {
   event.preventDefault();
   $("club-error").textContent = "";
   try {
-    // The club's usual changes carry over to the same game only.
+    // The club's usual changes carry over to the same game only; "" is the house rules,
+    // which the server applies to a club table given no rules.
     const preset = $("start-preset").value;
-    const rules = club?.rules?.preset === preset ? { ...club.rules } : { preset };
-    const target = Number($("start-target").value);
-    if (target) rules.target_score = target;
-    const body = { club: clubId, rules };
+    const body = { club: clubId };
+    if (preset) {
+      const rules = club?.rules?.preset === preset ? { ...club.rules } : { preset };
+      const target = Number($("start-target").value);
+      if (target) rules.target_score = target;
+      body.rules = rules;
+    }
     if (held().member) body.member_token = held().member;
     else body.host_token = held().host;
     const table = await api("/api/tables", { method: "POST", body });
@@ -178,7 +184,7 @@ function renderMembers() {
     el("summary", {}, member.name, member.removed ? " (removed)" : ""),
     figuresList(member),
     Object.entries(member.presets).map(([preset, figures]) =>
-      el("div", { class: "preset-figures" }, el("h3", {}, PRESET_TITLES[preset] || preset), figuresList(figures))),
+      el("div", { class: "preset-figures" }, el("h3", {}, presetTitle(catalog, preset)), figuresList(figures))),
     club.host && !member.removed ? el("button", {
       type: "button", class: "remove-member",
       onclick: async () => {
@@ -235,8 +241,9 @@ function renderGames() {
         el("strong", {}, when || "Unfinished"),
         el("span", {}, sides || "—"),
         game.winner !== null ? el("span", {}, `Won by ${game.sides[game.winner]?.members.map(nameOf).join(" & ") || "bots"}`) : null,
-        el("span", { class: "muted" }, `${PRESET_TITLES[game.preset] || game.preset}; ${flags}`)),
-      el("a", { class: "button", href: `/t/${encodeURIComponent(game.table)}` }, "Review"));
+        el("span", { class: "muted" }, `${presetTitle(catalog, game.preset)}; ${flags}`)),
+      el("a", { class: "button", href: `/t/${encodeURIComponent(game.table)}` }, "Review"),
+      game.rules_link ? el("a", { class: "button play-again", href: game.rules_link }, "Play these rules again") : null);
   }), more] : el("li", { class: "muted" }, "No games yet."));
 }
 
@@ -244,11 +251,18 @@ function renderStart() {
   const form = $("start-form");
   form.hidden = false;
   const preset = $("start-preset");
-  if (!preset.options.length) {
-    fill(preset, Object.keys(PRESET_TITLES).map((name) => el("option", { value: name }, PRESET_TITLES[name])));
-    preset.value = club.rules?.preset || "standard";
+  const house = club.house_summary ? `House rules: ${club.house_summary}` : null;
+  if (!catalog) return;
+  if (!preset.options.length || (preset.options[0].value === "") !== Boolean(house)) {
+    fill(preset,
+      house ? el("option", { value: "" }, house) : null,
+      catalog.presets.map((entry) => el("option", { value: entry.name }, entry.title)));
+    preset.value = house ? "" : club.rules?.preset || "standard";
     $("start-target").value = club.rules?.target_score ?? 500;
+  } else if (house) {
+    preset.options[0].textContent = house;
   }
+  $("start-target").closest(".field").hidden = preset.value === "";
 }
 
 async function refresh() {
@@ -273,6 +287,9 @@ async function refresh() {
   renderLinks();
   renderHost();
   renderStart();
+  renderHouseRules($("house-rules-section"), club, {
+    clubId, hostToken: held().host, catalog, saved: refresh,
+  });
   renderMembers();
   renderTables();
   renderGames();
@@ -281,5 +298,8 @@ async function refresh() {
 readFragment();
 $("join-form").addEventListener("submit", join);
 $("start-form").addEventListener("submit", startTable);
-refresh();
+$("start-preset").addEventListener("change", () => {
+  $("start-target").closest(".field").hidden = $("start-preset").value === "";
+});
+loadCatalog().then((loaded) => { catalog = loaded; }).catch(() => {}).finally(refresh);
 setInterval(refresh, REFRESH_MS);

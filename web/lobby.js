@@ -1,6 +1,7 @@
-// The lobby: create a table from a preset plus house rules, private ("Play with
+// The lobby: create a table with the rule builder (a preset plus house rules; a
+// "play these rules again" link, `/?rules=<JSON>`, fills it in), private ("Play with
 // friends") or listed ("Open table"), with an optional turn timer; list the listed open
-// tables and live games; make a friends' club. Everything the server returns is rendered
+// tables and live games with their rules' summary; make a friends' club. Everything the server returns is rendered
 // as text. The comfort settings chosen at a table apply here too; the page registers the
 // app's worker.
 
@@ -8,81 +9,12 @@ import "/static/comfort.js";
 import { api, el, fill, remembered } from "/static/dom.js";
 import { registerServiceWorker } from "/static/install.js";
 import { rememberCreated } from "/static/links.js";
-import {
-  HOUSE_RULES, PRESET_LINES, PRESET_TITLES, presetEntries, presetOf, rulesSummary,
-} from "/static/rules.js";
+import { RuleBuilder } from "/static/rulebuilder.js";
+import { loadCatalog, rulesFromAddress } from "/static/rules.js";
 
 const REFRESH_MS = 5000;
-let presets = new Map();
-
-function chosenPreset() {
-  const picked = document.querySelector('input[name="preset"]:checked');
-  return picked ? picked.value : "standard";
-}
-
-function renderPresets() {
-  const list = document.getElementById("preset-list");
-  fill(list, [...presets.keys()].map((name, index) =>
-    el("label", { class: "preset" },
-      el("input", {
-        type: "radio", name: "preset", value: name, checked: index === 0,
-        onchange: renderHouseRules,
-      }),
-      el("span", { class: "preset-text" },
-        el("strong", {}, PRESET_TITLES[name] || name),
-        el("span", { class: "muted" }, PRESET_LINES[name] || rulesSummary(presets.get(name), name))))));
-}
-
-function houseRuleControl(rule, value) {
-  const id = `rule-${rule.field}`;
-  let input;
-  if (rule.kind === "check") {
-    input = el("input", { type: "checkbox", id, checked: Boolean(value) });
-  } else if (rule.kind === "select") {
-    input = el("select", { id },
-      rule.choices.map(([choice, words]) =>
-        el("option", { value: choice, selected: choice === value }, words)));
-  } else {
-    input = el("input", {
-      type: "number", id, min: rule.min, max: rule.max, step: rule.step || 1,
-      value: value ?? "", placeholder: rule.optional ? "never" : undefined,
-    });
-  }
-  input.dataset.field = rule.field;
-  input.dataset.kind = rule.kind;
-  return el("div", { class: `house-rule ${rule.kind}` },
-    el("label", { for: id }, rule.label),
-    input,
-    el("p", { class: "help muted", id: `${id}-help` }, rule.help));
-}
-
-/** Redraw the toggles with the chosen preset's values, hiding those that cannot apply. */
-function renderHouseRules() {
-  const base = presets.get(chosenPreset()) || {};
-  const list = document.getElementById("house-rule-list");
-  fill(list, HOUSE_RULES
-    .filter((rule) => !rule.show || rule.show(base))
-    .map((rule) => houseRuleControl(rule, base[rule.field])));
-  for (const input of list.querySelectorAll("input, select")) {
-    input.setAttribute("aria-describedby", `${input.id}-help`);
-  }
-}
-
-/** Only the fields that differ from the preset are sent, so the preset name stays meaningful. */
-function chosenRules() {
-  const preset = chosenPreset();
-  const base = presets.get(preset) || {};
-  const rules = { preset };
-  for (const input of document.querySelectorAll("#house-rule-list [data-field]")) {
-    const field = input.dataset.field;
-    let value;
-    if (input.dataset.kind === "check") value = input.checked;
-    else if (input.dataset.kind === "number") value = input.value === "" ? null : Number(input.value);
-    else value = input.value;
-    if (value !== (base[field] ?? null)) rules[field] = value;
-  }
-  return rules;
-}
+/** @type {RuleBuilder | null} */
+let builder = null;
 
 async function createTable(event) {
   event.preventDefault();
@@ -95,7 +27,8 @@ async function createTable(event) {
   try {
     const name = document.getElementById("table-name").value.trim();
     const seconds = document.getElementById("turn-seconds").value;
-    const body = { rules: chosenRules(), listed };
+    if (!builder) throw new Error("The rules are not loaded yet: reload the page.");
+    const body = { rules: builder.rules(), listed };
     if (seconds) body.turn_seconds = Number(seconds);
     if (name) body.name = name;
     /** @type {import('./protocol-types.js').CreatedTable} */
@@ -103,7 +36,9 @@ async function createTable(event) {
     rememberCreated(table); // the invite and the host token are shown only this once
     window.location.assign(`${table.url || `/t/${table.id}`}?created=1`);
   } catch (failure) {
-    error.textContent = failure.message;
+    // A refusal of the rules goes next to the rules; anything else under the form.
+    if (builder && failure.message.startsWith("rules:")) builder.showError(failure.message);
+    else error.textContent = failure.message;
     for (const button of buttons) button.disabled = false;
   }
 }
@@ -127,7 +62,7 @@ function tableRow(table, action) {
   return el("li", { class: "table-row" },
     el("div", { class: "table-row-text" },
       el("strong", {}, table.name),
-      el("span", { class: "muted" }, rulesSummary(table.rules, presetOf(table.rules, presets)?.name)),
+      el("span", { class: "muted rules-summary" }, table.summary),
       el("span", {}, `${seated.length} of ${table.seats.length} seats taken${names ? `: ${names}` : ""}`),
       table.status === "playing" ? el("span", { class: "score" }, `Score ${scoreWords(table)}`) : null),
     el("a", { class: "button", href: url }, action));
@@ -173,15 +108,15 @@ async function createClub(event) {
 async function start() {
   document.getElementById("create-form").addEventListener("submit", createTable);
   document.getElementById("club-form").addEventListener("submit", createClub);
+  refreshTables();
   try {
-    presets = new Map(presetEntries(await api("/api/presets")));
+    const given = rulesFromAddress();
+    builder = new RuleBuilder(document.getElementById("rule-builder"), await loadCatalog(), { open: Boolean(given) });
+    if (given) builder.setRules(given);
   } catch (failure) {
     document.getElementById("create-error").textContent =
-      `Could not load the presets: ${failure.message}`;
+      `Could not load the rules: ${failure.message}`;
   }
-  renderPresets();
-  renderHouseRules();
-  refreshTables();
   setInterval(refreshTables, REFRESH_MS);
 }
 

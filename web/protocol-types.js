@@ -81,7 +81,8 @@
  * A club game: `ended` when it finished (null for an abandoned game), `rated`,
  * `winner` the winning side's index, `bots` whether a bot or a guest played a seat
  * (then only the members were rated), `abandoned` when ended by the host or left
- * unfinished (never rated).
+ * unfinished (never rated), `rules_link` the lobby's address that opens the create form
+ * with the game's rules ("play these rules again").
  * @typedef {Object} ClubGame
  * @property {string} table
  * @property {string|null} ended
@@ -91,6 +92,7 @@
  * @property {string} preset
  * @property {boolean} bots
  * @property {boolean} abandoned
+ * @property {string} rules_link
  */
 
 /**
@@ -98,6 +100,14 @@
  * @typedef {Object} ClubGames
  * @property {number} offset
  * @property {Array<ClubGame>} games
+ */
+
+/**
+ * A club's house rules as its host set them (a preset and changes), and their summary;
+ * both null when cleared.
+ * @typedef {Object} ClubHouseRules
+ * @property {Object<string, boolean|number|string|Array<string>|null>|null} house_rules
+ * @property {string|null} house_summary
  */
 
 /**
@@ -154,7 +164,9 @@
  * @property {string} name
  * @property {string|null} you
  * @property {boolean} host
- * @property {Object<string, boolean|number|string|null>|null} rules
+ * @property {Object<string, boolean|number|string|Array<string>|null>|null} rules
+ * @property {Object<string, boolean|number|string|Array<string>|null>|null} house_rules
+ * @property {string|null} house_summary
  * @property {Array<ClubMember>} members
  * @property {Array<string>} leaderboard
  * @property {Array<ClubTable>} tables
@@ -215,6 +227,8 @@
  * @property {string} name
  * @property {string} url
  * @property {Rules} rules
+ * @property {string} summary
+ * @property {string} rules_link
  * @property {"waiting"|"playing"|"over"|"ended"} status
  * @property {number} version
  * @property {number} game_number
@@ -406,6 +420,16 @@
  */
 
 /**
+ * A preset as a starting point: its title, one line, its summary and every field.
+ * @typedef {Object} PresetEntry
+ * @property {string} name
+ * @property {string} title
+ * @property {string} line
+ * @property {string} summary
+ * @property {Object<string, boolean|number|string|Array<string>|null>} rules
+ */
+
+/**
  * @typedef {Object<string, Rules>} Presets
  */
 
@@ -425,12 +449,15 @@
  * The `table` object: what anyone may know of a table, never a secret, never a
  * hidden card. `scores` has one entry per side, none before the first game starts;
  * `series` the games each side won at this table, across rematches; `hints` whether
- * players may ask for the expert bot's choice.
+ * players may ask for the expert bot's choice; `summary` the rules in one line;
+ * `rules_link` the lobby's address that opens the create form with these rules.
  * @typedef {Object} PublicTable
  * @property {string} id
  * @property {string} name
  * @property {string} url
  * @property {Rules} rules
+ * @property {string} summary
+ * @property {string} rules_link
  * @property {"waiting"|"playing"|"over"|"ended"} status
  * @property {number} version
  * @property {number} game_number
@@ -487,17 +514,64 @@
  */
 
 /**
- * Every rule groups disagree on, one field each, named as in docs/rules.md.
+ * What the rule builder renders: the presets, then the groups of rules.
+ * @typedef {Object} RuleCatalog
+ * @property {Array<PresetEntry>} presets
+ * @property {Array<RuleGroup>} groups
+ */
+
+/**
+ * One value of a `select` rule (or a format of a rotation): its words, and when some
+ * other field must have one of some values for it to apply (`needs`).
+ * @typedef {Object} RuleChoice
+ * @property {string} value
+ * @property {string} words
+ * @property {string} line
+ * @property {Object<string, Array<boolean|number|string|null>>} [needs]
+ */
+
+/**
+ * One rule of the builder: `field` is the `Rules` field it sets; `explain` one plain
+ * line; `example` a worked example shown on demand; `needs` hides it unless each named
+ * field has one of the listed values; `min`/`max` bound a number, `blank` names what an
+ * empty number means (a field that may be null).
+ * @typedef {Object} RuleEntry
+ * @property {string} field
+ * @property {string} label
+ * @property {"check"|"select"|"number"|"formats"} kind
+ * @property {string} explain
+ * @property {string} example
+ * @property {Array<RuleChoice>} [choices]
+ * @property {Object<string, Array<boolean|number|string|null>>} [needs]
+ * @property {number} [min]
+ * @property {number} [max]
+ * @property {string} [blank]
+ */
+
+/**
+ * A group of the builder: bidding, nil, scoring and bags, end of game, deck, first
+ * lead.
+ * @typedef {Object} RuleGroup
+ * @property {string} id
+ * @property {string} title
+ * @property {Array<RuleEntry>} rules
+ */
+
+/**
+ * Every rule groups disagree on, one field each, named as in docs/rules.md. Each
+ * field's default is the ``standard`` preset's value (the presets are built from them).
  * @typedef {Object} Rules
  * @property {2|3|4|6} [players]
  * @property {boolean} [partnerships]
  * @property {"standard"|"jokers"|"jokers_deuces"} [deck]
- * @property {"individual"|"team"} [bidding]
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} [bidding]
+ * @property {Array<string>|null} [bidding_formats]
  * @property {number} [min_team_bid]
  * @property {boolean} [nil]
  * @property {number} [nil_bonus]
  * @property {number} [nil_penalty]
  * @property {"bags"|"contract"} [nil_tricks]
+ * @property {number} [nil_pass]
  * @property {boolean} [blind_nil]
  * @property {number|null} [blind_nil_behind_by]
  * @property {number} [blind_nil_bonus]
@@ -514,7 +588,17 @@
  * @property {number} [all_tricks_bonus]
  * @property {number} [target_score]
  * @property {number|null} [lose_score]
+ * @property {number|null} [mercy_margin]
  * @property {boolean} [duplicate_later_wins]
+ */
+
+/**
+ * Rules checked for the rule builder: every field, the one-line summary and the
+ * lobby's address that opens the create form with them.
+ * @typedef {Object} RulesChecked
+ * @property {Rules} rules
+ * @property {string} summary
+ * @property {string} link
  */
 
 /**
@@ -625,6 +709,7 @@
  * @property {Array<number|null>|null} contracts
  * @property {Array<SideScore>} scores
  * @property {number} target_score
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} bidding
  * @property {number} hand_number
  * @property {HandResult|null} last_hand
  * @property {number|null} winner

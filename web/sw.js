@@ -36,6 +36,7 @@ const SHELL = [
   "/static/lobby.js",
   "/static/qr.js",
   "/static/review.js",
+  "/static/rulebuilder.js",
   "/static/rules.js",
   "/static/scorepad.js",
   "/static/seating.js",

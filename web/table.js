@@ -25,7 +25,7 @@ import {
 } from "/static/links.js";
 import { downloadRecord, HandReview } from "/static/review.js";
 import { DealSeeds, renderNextDeal, showVerification } from "/static/fairness.js";
-import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
+import { handFormatWords, loadCatalog, presetOf, rulesInWords } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { freeMiddle, renderSeats } from "/static/seats.js";
 import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
@@ -65,7 +65,7 @@ const page = {
   host: false, // the server says this socket may use the host controls
   mayJoin: true, // a listed table, or this browser holds the invite (or the host token)
   timerMoves: [], // moves the turn timer made this hand: [{seat, action}]
-  presets: [], // [[name, rules]] from /api/presets: the table's rules name none
+  catalog: null, // the rules' catalogue (/api/rules/catalog): the table's rules name no preset
   hint: null, // the server's hint for the decision offered now: {offer, action}
   fairness: null, // the next deal: {hand, commitment, client_seeds} (docs/fairness.md)
 };
@@ -345,13 +345,17 @@ function renderNotice() {
 }
 
 function presetName() {
-  return presetOf(page.table.rules, page.presets)?.name;
+  return presetOf(page.table.rules, page.catalog)?.name;
 }
 
 function renderHeader() {
   const { table } = page;
   setText($("table-name"), table.name);
-  setText($("rules-summary"), rulesSummary(table.rules, presetName()));
+  setText($("rules-summary"), table.summary ?? "");
+  const format = page.view && page.view.phase !== "over" ? handFormatWords(table.rules, page.view, page.catalog) : "";
+  setText($("hand-format"), format);
+  $("hand-format").hidden = !format;
+  renderInviteMessage();
   cues.showTurn(page);
   renderSeries();
 }
@@ -370,17 +374,23 @@ function renderSeries() {
   tally.title = `${games} game${games === 1 ? "" : "s"} won at this table`;
 }
 
-/** Every rule of the table in the lobby's words (rules.js), the preset named first. */
+/** Every rule of the table in the rule builder's words and groups, the preset named first. */
 function renderRulesPanel() {
-  const words = rulesInWords(page.table.rules, presetOf(page.table.rules, page.presets));
+  const words = rulesInWords(page.table.rules, page.catalog);
   setText($("rules-title"), `Rules: ${words.title}${words.housed ? ` with ${words.housed} house rule${words.housed === 1 ? "" : "s"}` : ""}`);
   patch($("rules-body"),
     words.line ? el("p", { class: "rules-preset muted" }, words.line) : null,
-    el("dl", { class: "rules-list" }, words.lines.map((line) =>
-      el("div", { key: line.field, class: line.changed ? "house" : "", title: line.help },
-        el("dt", {}, line.label),
-        el("dd", {}, line.words, line.changed ? el("span", { class: "badge level house-tag" }, "house rule") : null)))),
-    el("ul", { class: "rules-worth small" }, words.worth.map((line) => el("li", {}, line))));
+    words.groups.map((group) => el("section", { key: group.title, class: "rules-group" },
+      el("h3", {}, group.title),
+      el("dl", { class: "rules-list" }, group.lines.map((line) =>
+        el("div", { key: line.field, class: line.changed ? "house" : "" },
+          el("dt", {}, line.label),
+          el("dd", {}, line.words, line.changed ? el("span", { class: "badge level house-tag" }, "house rule") : null,
+            el("details", { class: "rule-example" },
+              el("summary", {}, el("span", { class: "visually-hidden" }, `${line.label}: `), "Example"),
+              el("p", {}, line.explain), el("p", {}, line.example)))))))),
+    el("ul", { class: "rules-worth small" }, words.worth.map((line) => el("li", {}, line))),
+    page.table.rules_link ? el("a", { class: "rules-again", href: page.table.rules_link }, "New table with these rules") : null);
 }
 
 function seatPicker() {
@@ -446,6 +456,9 @@ function fitCentre() {
 function renderCentre() {
   const over = page.view?.phase === "over" || page.table.status === "over";
   const centre = over ? gameOverPanel(page, rematch) : summaryToShow();
+  if (over && centre && page.table.rules_link) {
+    centre.append(el("a", { class: "button play-again", href: page.table.rules_link }, "Play these rules again"));
+  }
   let holder = $("centre-panel");
   if (!centre) {
     holder?.remove();
@@ -594,12 +607,24 @@ function receiveHint(message) {
   render();
 }
 
+/** The invite as a message to send: the table, its rules in one line, and the link. */
+function renderInviteMessage() {
+  const holder = $("invite-message");
+  const invite = remembered.get(INVITE_KEY);
+  if (!holder || !invite || !page.table) return;
+  const text = `Spades at “${page.table.name}” (${page.table.summary}): ${inviteLink(tableId, invite)}`;
+  if (holder.dataset.text === text) return; // drawn once: its Copy button keeps its focus
+  holder.dataset.text = text;
+  fill(holder, linkField("invite-text", "Invite message (with the rules)", text));
+}
+
 /** The header's links: "Invite to play" (when this browser knows the invite) and "Watch". */
 function setUpLinks() {
   const invite = remembered.get(INVITE_KEY);
   const links = $("links");
   fill(links,
     invite ? linkField("invite-link", "Invite to play", inviteLink(tableId, invite)) : null,
+    invite ? el("div", { id: "invite-message" }) : null,
     linkField("watch-link", "Watch", watchLink(tableId)));
   if (new URLSearchParams(window.location.search).has("created")) {
     links.classList.add("fresh");
@@ -659,12 +684,12 @@ function showPanels(open) {
   if (!open && wasOpen && $("side-panels").contains(document.activeElement)) $("panels-toggle").focus();
 }
 
-async function loadPresets() {
+async function loadRules() {
   try {
-    page.presets = presetEntries(await api("/api/presets"));
+    page.catalog = await loadCatalog();
     render();
   } catch {
-    /* the rules are still listed, without the preset's name */
+    /* the summary still shows; the rules panel waits for the next page load */
   }
 }
 
@@ -672,6 +697,6 @@ setUpLinks();
 setUpControls();
 new ResizeObserver(fitCentre).observe($("felt"));
 registerServiceWorker();
-loadPresets();
+loadRules();
 showBanner("Connecting…", "connecting");
 connection.connect();

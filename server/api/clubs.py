@@ -9,7 +9,7 @@ same, so a stranger learns nothing, not even whether it exists.
 from __future__ import annotations
 
 import secrets
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
@@ -17,9 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from server.api.deps import Bearer, Id
 from server.api.ratelimit import limit_writes
-from server.engine.rules import RuleFields
+from server.api.rules import checked_rules
+from server.engine.describe import compact, summary
 from server.names import check_text
-from server.protocol import ClubGames, ClubInvite, ClubPage, CreatedClub, JoinedClub
+from server.protocol import (
+    ClubGames,
+    ClubHouseRules,
+    ClubInvite,
+    ClubPage,
+    CreatedClub,
+    JoinedClub,
+)
 from server.realtime.hosting import hash_token, new_id, new_token
 from server.store.clubs import ClubStore, Viewer
 
@@ -65,6 +73,14 @@ class Joining(BaseModel):
     @classmethod
     def _name(cls, name: str) -> str:
         return check_text(name, "A member name").strip()
+
+
+class HouseRules(BaseModel):
+    """The club's house rules: a preset and changes, or null to clear them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: dict[str, Any] | None
 
 
 async def viewer_of(clubs: ClubStore, club_id: str, token: str | None) -> Viewer:
@@ -165,18 +181,33 @@ async def new_invite(club_id: Id, token: Bearer, clubs: Clubs) -> ClubInvite:
     return ClubInvite(invite=invite, url=club_url(club_id, invite))
 
 
+@router.put("/clubs/{club_id}/rules", dependencies=WRITES)
+async def set_house_rules(
+    club_id: Id, body: HouseRules, token: Bearer, clubs: Clubs
+) -> ClubHouseRules:
+    """The host sets the rules of the club's new tables (a member: 403; rules that do not
+    hold together: 422 naming the field, and nothing changes)."""
+    await host_of(clubs, club_id, token)
+    kept = None if body.rules is None else compact(checked_rules(body.rules).model_dump())
+    await clubs.set_house_rules(club_id, kept)
+    return ClubHouseRules(
+        house_rules=kept, house_summary=summary(kept) if kept is not None else None
+    )
+
+
 # -- what the table routes ask of clubs ------------------------------------------------------
 
 
 async def club_rules(
-    clubs: ClubStore, club_id: str, token: str | None, given: RuleFields | None
-) -> RuleFields:
+    clubs: ClubStore, club_id: str, token: str | None, given: dict[str, Any] | None
+) -> dict[str, Any]:
     """For a new table of the club (403 without its host's or a member's token): the
-    rules given, else the club's usual ones, else the standard preset."""
+    rules given, else the club's house rules, else its latest table's, else the standard
+    preset."""
     await viewer_of(clubs, club_id, token)
     if given is not None:
         return given
-    return await clubs.usual_rules(club_id) or {"preset": "standard"}
+    return dict(await clubs.usual_rules(club_id) or {"preset": "standard"})
 
 
 async def seat_member(clubs: ClubStore, table_id: str, member_token: str) -> Viewer:

@@ -11,13 +11,13 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
-    ValidationError,
     field_validator,
 )
 
 from server.api.clubs import club_rules, get_clubs, seat_member
 from server.api.deps import Bearer, Id, SeatToken
 from server.api.ratelimit import limit_writes
+from server.api.rules import checked_rules
 from server.engine import PRESETS, Rules
 from server.names import check_text
 from server.protocol import (
@@ -135,10 +135,7 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTab
         token = body.member_token or body.host_token
         explicit = given if "rules" in body.model_fields_set else None
         given = await club_rules(clubs, body.club, token, explicit)
-    try:
-        rules = Rules.model_validate(given)
-    except ValidationError as invalid:
-        raise HTTPException(422, rule_errors(invalid)) from None
+    rules = checked_rules(given)
     listed = body.listed and body.club is None
     room, invite, host_token = await hub.create_table(
         body.name, rules, listed=listed, turn_seconds=body.turn_seconds, hints=body.hints
@@ -155,16 +152,6 @@ async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTab
         host_token=host_token,
         invite_url=f"/t/{room.id}#invite={invite}",
     )
-
-
-def rule_errors(invalid: ValidationError) -> str:
-    """Pydantic's errors as one readable line naming each field."""
-    parts = []
-    for problem in invalid.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in problem["loc"])
-        message = problem["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where and not message.startswith(where) else message)
-    return "rules: " + "; ".join(parts)
 
 
 @router.get("/tables")

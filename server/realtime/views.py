@@ -15,10 +15,12 @@ from typing import Any, cast
 
 import orjson
 
+from server.engine.describe import summary
 from server.protocol import PublicSeat, PublicTable, StateMessage
 from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
+from server.rulelinks import rules_link
 from server.store.records import SeatRecord, TableSummary, iso
 
 # The public table's keys that change with every move, spliced in by `table_json`.
@@ -68,6 +70,8 @@ def public_table(table: TableSummary) -> PublicTable:
         "name": table.name,
         "url": f"/t/{table.id}",
         "rules": table.rules,
+        "summary": summary(table.rules),
+        "rules_link": rules_link(table.rules),
         "status": table.status,
         "version": table.version,
         "game_number": table.game_number,

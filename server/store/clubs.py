@@ -14,6 +14,7 @@ from server.clubs.figures import STORED
 from server.clubs.ratings import Rating, fresh, one_seat_each
 from server.clubs.stats import OVERALL, HandFacts, Tally, tally_game
 from server.engine import Rules
+from server.engine.describe import RuleValues, summary
 from server.engine.rules import RuleFields
 from server.protocol import (
     ClubGame,
@@ -24,6 +25,7 @@ from server.protocol import (
     ClubTable,
     club_member,
 )
+from server.rulelinks import rules_link
 from server.store.db import session_factory
 from server.store.models import (
     CLUB_STATS,
@@ -138,12 +140,28 @@ class ClubStore:
             session.add(ClubTableRow(table_id=table_id, club_id=club_id, preset=preset))
             await session.execute(update(ClubRow).where(ClubRow.id == club_id).values(rules=rules))
 
-    async def usual_rules(self, club_id: str) -> RuleFields | None:
+    async def usual_rules(self, club_id: str) -> RuleValues | None:
+        """The rules of a new club table given none: the house rules the host set, else
+        those of the club's latest table."""
         async with self.sessions() as session:
-            rules: RuleFields | None = await session.scalar(
-                select(ClubRow.rules).where(ClubRow.id == club_id)
+            row = (
+                await session.execute(
+                    select(ClubRow.house_rules, ClubRow.rules).where(ClubRow.id == club_id)
+                )
+            ).first()
+            if row is None:
+                return None
+            house, latest = row
+            if house:
+                return dict(house)
+            return dict(latest) if latest else None
+
+    async def set_house_rules(self, club_id: str, rules: RuleValues | None) -> None:
+        """The club's house rules (a preset and changes, already checked), or none."""
+        async with self.sessions.begin() as session:
+            await session.execute(
+                update(ClubRow).where(ClubRow.id == club_id).values(house_rules=rules)
             )
-            return rules
 
     async def club_of_table(self, table_id: str) -> str | None:
         async with self.sessions() as session:
@@ -223,6 +241,8 @@ class ClubStore:
             id=club.id,
             name=club.name,
             rules=club.rules,
+            house_rules=club.house_rules,
+            house_summary=summary(club.house_rules) if club.house_rules else None,
             members=members,
             leaderboard=leaderboard,
             tables=tables,
@@ -251,8 +271,9 @@ class ClubStore:
                 preset=preset,
                 bots=bots,
                 abandoned=False,
+                rules_link=rules_link(rules),
             )
-            for table_id, ended, rated, winner, sides, preset, bots in await session.execute(
+            for table_id, ended, rated, winner, sides, preset, bots, rules in await session.execute(
                 select(
                     ClubGameRow.table_id,
                     ClubGameRow.ended,
@@ -261,7 +282,9 @@ class ClubStore:
                     ClubGameRow.sides,
                     ClubGameRow.preset,
                     ClubGameRow.bots,
+                    TableRow.rules,
                 )
+                .join(TableRow, TableRow.id == ClubGameRow.table_id)
                 .where(ClubGameRow.club_id == club_id)
                 .order_by(ClubGameRow.ended.desc(), ClubGameRow.game_id.desc())
                 .offset(offset)
@@ -297,7 +320,7 @@ class ClubStore:
         ]
         unfinished = (
             await session.execute(
-                select(GameRow.table_id, ClubTableRow.preset)
+                select(GameRow.table_id, ClubTableRow.preset, TableRow.rules)
                 .join(ClubTableRow, ClubTableRow.table_id == GameRow.table_id)
                 .join(TableRow, TableRow.id == GameRow.table_id)
                 .where(
@@ -318,8 +341,9 @@ class ClubStore:
                 preset=preset,
                 bots=False,
                 abandoned=True,
+                rules_link=rules_link(rules),
             )
-            for table_id, preset in unfinished
+            for table_id, preset, rules in unfinished
         ]
         return live, abandoned
 

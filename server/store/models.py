@@ -32,6 +32,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from server.clubs.figures import FIGURES, Figure
 from server.engine import Action, Bid, GameState, HandClaim, SideResult, SideScore, TrickPlays
+from server.engine.describe import RuleValues
 from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
 from server.protocol import ClubSide, DealSeeds, TableStatus, TimerMove
@@ -202,6 +203,8 @@ class ClubRow(Base):
     host_hash: Mapped[str] = mapped_column(String(64))
     # The rules of the club's latest table, as its creator gave them (preset and changes).
     rules: Mapped[RuleFields | None] = mapped_column(JSON)
+    # The house rules the host set for the club's new tables (preset and changes).
+    house_rules: Mapped[RuleValues | None] = mapped_column(JSON, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -29,7 +29,7 @@ def info(page, table_id: str) -> dict:
 
 def test_four_friends_play_a_private_table_and_the_host_stands_in_a_bot(open_page) -> None:
     host = open_page("/")
-    host.locator("#house-rules summary").click()
+    host.locator("#house-rules > summary").click()
     host.locator("#rule-target_score").fill("1")  # the first hand won decides the game
     host.locator("#table-name").fill("Friday friends")
     host.get_by_role("button", name="Play with friends").click()

@@ -1,6 +1,7 @@
 """One player against three bots to the end of a short game: the game-over panel names
 the winner with the final scores, the series tally counts the game, and Rematch starts
-a new game at the same table with the tally kept."""
+a new game at the same table with the tally kept; "Play these rules again" links the
+game's rules."""
 
 from __future__ import annotations
 
@@ -44,6 +45,9 @@ def test_game_over_shows_winner_and_rematch_starts_a_new_game(open_page) -> None
     ]
     assert finals == [side["score"] for side in info["scores"]]
     screenshot(page, "game-over")
+    # The game's rules, offered again: the lobby's form opens with them filled in.
+    again = over.get_by_role("link", name="Play these rules again")
+    assert again.get_attribute("href") == info["rules_link"]
     # The series tally counts the game won; a rematch keeps it.
     tally = f"Games won: {names[0]} {int(winner_side == 0)} · {names[1]} {int(winner_side == 1)}"
     page.locator("#series-tally", has_text=tally).wait_for()
