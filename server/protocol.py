@@ -409,11 +409,12 @@ NightStatus = Literal["waiting", "playing", "over"]
 
 
 class NightTable(TypedDict):
-    """A table of a night's round: each seat's member (None: a bot), and the table's id
-    once the round has started (None before)."""
+    """A table of a night's round: each seat's member (None: a bot); once the round has
+    started, the table's id and status (None before)."""
 
     seats: list[str | None]
     table: NotRequired[str | None]
+    status: NotRequired[TableStatus | None]
 
 
 class NightRound(TypedDict):

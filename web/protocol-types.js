@@ -428,11 +428,12 @@
  */
 
 /**
- * A table of a night's round: each seat's member (None: a bot), and the table's id
- * once the round has started (None before).
+ * A table of a night's round: each seat's member (None: a bot); once the round has
+ * started, the table's id and status (None before).
  * @typedef {Object} NightTable
  * @property {Array<string|null>} seats
  * @property {string|null} [table]
+ * @property {"waiting"|"playing"|"over"|"ended"|null} [status]
  */
 
 /**

@@ -266,12 +266,19 @@ class Nights:
 
     @staticmethod
     def shown_schedule(night: NightRecord, games: Sequence[NightGame]) -> list[NightRound]:
-        made = {(game.round, game.position): game.table_id for game in games}
+        made = {(game.round, game.position): game for game in games}
+
+        def shown(number: int, position: int, seats: list[str | None]) -> NightTable:
+            game = made.get((number, position))
+            if game is None:
+                return NightTable(seats=list(seats), table=None, status=None)
+            return NightTable(seats=list(seats), table=game.table_id, status=game.status)
+
         return [
             NightRound(
                 round=entry["round"],
                 tables=[
-                    NightTable(seats=list(table["seats"]), table=made.get((entry["round"], p)))
+                    shown(entry["round"], p, table["seats"])
                     for p, table in enumerate(entry["tables"])
                 ],
                 sitting_out=list(entry["sitting_out"]),
