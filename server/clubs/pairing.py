@@ -393,8 +393,8 @@ def polish(rounds: list[Round], counts: Counts, rng: random.Random) -> None:
     movable = [index for index, entry in enumerate(rounds) if len(entry.tables) > 1]
     if not movable:
         return
-    tables = sum(len(rounds[index].tables) for index in movable)
-    for _move in range(min(POLISH_MOVES, POLISH_PER_TABLE * tables)):
+    budget = POLISH_PER_TABLE * sum(len(rounds[index].tables) for index in movable)
+    for _move in range(min(POLISH_MOVES, budget)):
         tables = rounds[rng.choice(movable)].tables
         first, second = rng.sample(range(len(tables)), 2)
         a, b = tables[first], tables[second]
