@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from server.api.clubs import Bearer, Clubs, host_of, viewer_of
 from server.api.ratelimit import limit_writes
-from server.clubs.nights import NightRefused, Nights
 from server.clubs.pairing import MAX_MEMBERS, MIN_MEMBERS
 from server.engine.rules import MAX_HANDS, MAX_SCORE
+from server.nights import NightRefused, Nights
 from server.protocol import ClubNight, NightWatch
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
