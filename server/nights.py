@@ -31,8 +31,10 @@ from server.protocol import (
     ClubNight,
     NightEvenness,
     NightRound,
+    NightSeat,
     NightStanding,
     NightStatus,
+    NightSummary,
     NightTable,
     NightWatch,
 )
@@ -42,11 +44,14 @@ from server.realtime.hub import TableHub
 from server.store.clubs import ClubStore
 from server.store.models import utcnow
 from server.store.nights import NightRecord, NightStore
+from server.store.records import iso
 
 log = structlog.get_logger(__name__)
 
 # The bot that plays the seats nobody is scheduled for.
 NIGHT_BOT = "advanced"
+# The nights a club's list shows.
+NIGHTS_LISTED = 50
 
 
 class NightRefused(Exception):
@@ -190,7 +195,28 @@ class Nights:
             raise NightRefused(404, "No such night in this club.")
         return night
 
-    async def read(self, night: NightRecord, with_watch: bool = True) -> ClubNight:
+    async def latest(self, club_id: str) -> list[NightSummary]:
+        """The club's latest nights, newest first."""
+        shown = []
+        for night in await self.store.latest(club_id, NIGHTS_LISTED):
+            games = await self.store.games(night.id)
+            shown.append(
+                NightSummary(
+                    id=night.id,
+                    created=iso(night.created),
+                    status=self.status(night, games),
+                    round=night.round,
+                    rounds=night.rounds,
+                    format=fill_format(night),
+                    members=len(night.members),
+                    ended=night.ended,
+                )
+            )
+        return shown
+
+    async def read(
+        self, night: NightRecord, with_watch: bool = True, you: str | None = None
+    ) -> ClubNight:
         games = await self.store.games(night.id)
         _club, names, _removed = await self.store.names(night.club_id)
         shown = self.shown_schedule(night, games)
@@ -220,6 +246,8 @@ class Nights:
                 sit_out_min=measure.sit_out_min,
                 sit_out_max=measure.sit_out_max,
             ),
+            you=you,
+            seat=seat_of(you, night, shown),
         )
         if with_watch:
             answer["watch_url"] = watch_url(night)
@@ -468,6 +496,18 @@ class Nights:
                 except TableError:
                     continue
         return await self.read(await self.night(night.club_id, night.id))
+
+
+def seat_of(member: str | None, night: NightRecord, shown: list[NightRound]) -> NightSeat | None:
+    """Where `member` sits in the round being played, if anywhere."""
+    if member is None or night.round == 0 or night.ended:
+        return None
+    for table in shown[night.round - 1]["tables"]:
+        if member in table["seats"]:
+            return NightSeat(
+                round=night.round, table=table.get("table"), seat=table["seats"].index(member)
+            )
+    return None
 
 
 def complete(night: NightRecord, games: Sequence[NightGame]) -> bool:

@@ -142,7 +142,9 @@
  */
 
 /**
- * A club night as its members and host read it (`watch_url` only for them).
+ * A club night as its members and host read it (`watch_url` only for them). `you`:
+ * the reading member's id (None for the host); `seat`: their seat in the round being
+ * played (None when sitting out, for the host, or before the first round).
  * @typedef {Object} ClubNight
  * @property {string} id
  * @property {string} club
@@ -161,7 +163,14 @@
  * @property {Array<string>} tables
  * @property {Array<NightStanding>} standings
  * @property {NightEvenness} evenness
+ * @property {string|null} you
+ * @property {NightSeat|null} seat
  * @property {string} [watch_url]
+ */
+
+/**
+ * @typedef {Object} ClubNights
+ * @property {Array<NightSummary>} nights
  */
 
 /**
@@ -409,6 +418,15 @@
  */
 
 /**
+ * Where the reading member sits in the round being played (`table` None until the
+ * round's tables are made).
+ * @typedef {Object} NightSeat
+ * @property {number} round
+ * @property {string|null} table
+ * @property {number} seat
+ */
+
+/**
  * A member's night so far. `points`, `games` and `wins` count finished night games
  * (the side's points in the game; a win is the highest score, a tie is none);
  * `live_points` adds the hands of the game being played; `hands`, `contracts` and
@@ -425,6 +443,19 @@
  * @property {number} hands
  * @property {number} contracts
  * @property {number} contracts_made
+ */
+
+/**
+ * A club's night as its list shows it, newest first.
+ * @typedef {Object} NightSummary
+ * @property {string} id
+ * @property {string} created
+ * @property {"waiting"|"playing"|"over"} status
+ * @property {number} round
+ * @property {number} rounds
+ * @property {"rotating"|"pairs"} format
+ * @property {number} members
+ * @property {boolean} ended
  */
 
 /**

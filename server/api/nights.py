@@ -21,7 +21,7 @@ from server.api.ratelimit import limit_writes
 from server.clubs.pairing import MAX_MEMBERS, MIN_MEMBERS
 from server.engine.rules import MAX_HANDS, MAX_SCORE
 from server.nights import NightRefused, Nights
-from server.protocol import ClubNight, NightWatch
+from server.protocol import ClubNight, ClubNights, NightWatch
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 router = APIRouter(prefix="/api", tags=["club nights"])
@@ -115,13 +115,21 @@ async def create_night(
         )
 
 
+@router.get("/clubs/{club_id}/nights")
+async def list_nights(club_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep) -> ClubNights:
+    """The club's latest nights, newest first (member or host)."""
+    await viewer_of(clubs, club_id, token)
+    return ClubNights(nights=await nights.latest(club_id))
+
+
 @router.get("/clubs/{club_id}/nights/{night_id}")
 async def read_night(
     club_id: Id, night_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep
 ) -> ClubNight:
-    await viewer_of(clubs, club_id, token)
+    """The night; for a member, also where they sit in the round being played."""
+    viewer = await viewer_of(clubs, club_id, token)
     async with refusals():
-        return await nights.read(await nights.night(club_id, night_id))
+        return await nights.read(await nights.night(club_id, night_id), you=viewer.member)
 
 
 @router.get("/nights/{night_id}/watch")

@@ -84,6 +84,26 @@ async def test_a_night_is_made_read_and_started_by_its_host(http):
     )
     assert again.status_code == 409 and "detail" in again.json()
     assert (await night_of(http, club, night["id"], club.host_token))["tables"] == now["tables"]
+    assert now["you"] is None and now["seat"] is None
+    # Each member reads where they sit now; the one sitting out, nowhere.
+    for member in members:
+        mine = await night_of(http, club, night["id"], club.token(member))
+        assert mine["you"] == member
+        if member in now["schedule"][0]["sitting_out"]:
+            assert mine["seat"] is None
+            continue
+        [(position, seat)] = [
+            (p, t["seats"].index(member))
+            for p, t in enumerate(now["schedule"][0]["tables"])
+            if member in t["seats"]
+        ]
+        assert mine["seat"] == {"round": 1, "table": now["tables"][position], "seat": seat}
+    listed = await http.get(f"/api/clubs/{club.id}/nights", headers=bearer(club.token(members[1])))
+    assert listed.status_code == 200
+    check(listed.json(), schema["http"]["ClubNights"], schema)
+    [summary] = listed.json()["nights"]
+    assert summary["id"] == night["id"] and summary["status"] == "playing"
+    assert summary["round"] == 1 and summary["members"] == 9
 
     # Each table: the scheduled members' seats are kept for them, bots nowhere else.
     first = now["schedule"][0]
@@ -134,6 +154,7 @@ async def test_strangers_members_and_junk_get_4xx_and_change_nothing(http):
         headers = bearer(token) if token else {}
         for answer in [
             await http.get(f"/api/clubs/{club.id}/nights/{night}", headers=headers),
+            await http.get(f"/api/clubs/{club.id}/nights", headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights", json=body, headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights/{night}/end", headers=headers),
