@@ -78,7 +78,9 @@ def round_rules(
     elif target_score is not None:
         fields["target_score"] = target_score
     if bidding is not None:
+        # The round's one format, in place of any rotation of formats by hand.
         fields["bidding"] = bidding
+        fields["bidding_formats"] = None
     return fields
 
 

@@ -383,7 +383,7 @@ class ClubPage(TypedDict):
     you: str | None
     host: bool
     # The usual rules as the club's latest table was given them: a preset and changes.
-    rules: dict[str, bool | int | str | None] | None
+    rules: dict[str, bool | int | str | list[str] | None] | None
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]

@@ -185,7 +185,7 @@
  * @property {string} name
  * @property {string|null} you
  * @property {boolean} host
- * @property {Object<string, boolean|number|string|null>|null} rules
+ * @property {Object<string, boolean|number|string|Array<string>|null>|null} rules
  * @property {Array<ClubMember>} members
  * @property {Array<string>} leaderboard
  * @property {Array<ClubTable>} tables
@@ -606,17 +606,20 @@
  */
 
 /**
- * Every rule groups disagree on, one field each, named as in docs/rules.md.
+ * Every rule groups disagree on, one field each, named as in docs/rules.md. Each
+ * field's default is the ``standard`` preset's value (the presets are built from them).
  * @typedef {Object} Rules
  * @property {2|3|4|6} [players]
  * @property {boolean} [partnerships]
  * @property {"standard"|"jokers"|"jokers_deuces"} [deck]
- * @property {"individual"|"team"} [bidding]
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} [bidding]
+ * @property {Array<string>|null} [bidding_formats]
  * @property {number} [min_team_bid]
  * @property {boolean} [nil]
  * @property {number} [nil_bonus]
  * @property {number} [nil_penalty]
  * @property {"bags"|"contract"} [nil_tricks]
+ * @property {number} [nil_pass]
  * @property {boolean} [blind_nil]
  * @property {number|null} [blind_nil_behind_by]
  * @property {number} [blind_nil_bonus]
@@ -633,6 +636,7 @@
  * @property {number} [all_tricks_bonus]
  * @property {number} [target_score]
  * @property {number|null} [lose_score]
+ * @property {number|null} [mercy_margin]
  * @property {boolean} [duplicate_later_wins]
  * @property {number|null} [hand_limit]
  */
@@ -745,6 +749,7 @@
  * @property {Array<number|null>|null} contracts
  * @property {Array<SideScore>} scores
  * @property {number} target_score
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} bidding
  * @property {number} hand_number
  * @property {HandResult|null} last_hand
  * @property {number|null} winner

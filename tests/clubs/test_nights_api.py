@@ -38,9 +38,10 @@ async def make_night(
 async def test_a_night_is_made_read_and_started_by_its_host(http):
     club = await make_club(http, NAMES)
     members = list(club.members)
-    made, _body = await make_night(http, club, seed=7)
+    made, _body = await make_night(http, club, seed=7, bidding=["whiz", None, "suicide"])
     assert made.status_code == 201, made.text
     night = made.json()
+    assert [rules["bidding"] for rules in night["rules"]] == ["whiz", "individual", "suicide"]
     schema = published_schema()
     check(night, schema["http"]["ClubNight"], schema)
     assert night["status"] == "waiting" and night["round"] == 0 and night["tables"] == []
