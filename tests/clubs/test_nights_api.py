@@ -6,6 +6,7 @@ seat of someone else, junk ids: each a clear 4xx that changes nothing."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -320,3 +321,31 @@ async def late_substitute_pause(http: httpx.AsyncClient) -> None:
     playing = await http.post(f"{url}/next", headers=host)
     assert playing.status_code == 409 and "still being played" in playing.json()["detail"]
     assert (await night_of(http, club, night["id"], club.host_token))["round"] == 1
+
+
+async def test_a_round_left_half_made_is_completed_by_the_next_next(app, client):
+    """A process stopped after raising the round and making one table of two: `next`
+    completes the round (200), making nothing twice."""
+    http = client
+    club = await make_club(http, NAMES[:8])
+    made, _body = await make_night(http, club)
+    night_id = made.json()["id"]
+    nights = app.state.nights
+    assert await nights.store.start_round(night_id, 0)
+    host = bearer(club.host_token)
+    url = f"/api/clubs/{club.id}/nights/{night_id}"
+    assert (await night_of(http, club, night_id, club.host_token))["tables"] == []
+    # The first of the round's two tables made, as a process stopped then would leave it.
+    record = await nights.night(club.id, night_id)
+    first_round = {**record.schedule[0], "tables": record.schedule[0]["tables"][:1]}
+    await nights.make_round(replace(record, schedule=[first_round]), 1)
+    [made_first] = (await night_of(http, club, night_id, club.host_token))["tables"]
+    completed = await http.post(f"{url}/next", headers=host)
+    assert completed.status_code == 200, completed.text
+    first = completed.json()
+    assert first["round"] == 1 and len(first["tables"]) == 2
+    assert first["tables"][0] == made_first
+    assert all(t["status"] == "playing" for t in first["schedule"][0]["tables"])
+    again = await http.post(f"{url}/next", headers=host)
+    assert again.status_code == 409
+    assert (await night_of(http, club, night_id, club.host_token))["tables"] == first["tables"]
