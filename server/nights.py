@@ -450,6 +450,8 @@ class Nights:
             raise NightRefused(409, "This night is over.")
         if out == into:
             raise NightRefused(422, "Choose two different members.")
+        if out not in self.everyone(night):
+            raise NightRefused(422, "out: that member is not in this night.")
         await self.check_members(night.club_id, [into])
         games = await self.store.games(night.id)
         going = night.round > 0 and not round_over(night.round, night.schedule, games)

@@ -261,9 +261,9 @@ async def test_late_arrivals_a_substitute_and_a_pause(settings):
 
 
 async def late_substitute_pause(http: httpx.AsyncClient) -> None:
-    club = await make_club(http, [*NAMES[:8], "Jo", "Kit"])
+    club = await make_club(http, [*NAMES[:8], "Jo", "Kit", "Lou"])
     members = list(club.members)
-    early, late = members[:8], members[8:]
+    early, late, stranger = members[:8], members[8:10], members[10]
     host = bearer(club.host_token)
     made = await http.post(
         f"/api/clubs/{club.id}/nights",
@@ -310,6 +310,10 @@ async def late_substitute_pause(http: httpx.AsyncClient) -> None:
     busy = swapped.json()["schedule"][0]["tables"][1]["seats"][0]
     twice = await http.post(f"{url}/substitute", json={"out": late[1], "in": busy}, headers=host)
     assert twice.status_code == 409
+    nobody = await http.post(
+        f"{url}/substitute", json={"out": stranger, "in": late[0]}, headers=host
+    )
+    assert nobody.status_code == 422
 
     # Paused: no round starts until it resumes.
     paused = await http.post(f"{url}/pause", json={"paused": True}, headers=host)
