@@ -16,6 +16,7 @@ from pydantic import (
 
 from server.api.clubs import club_rules, get_clubs, seat_member
 from server.api.deps import Bearer, Id, SeatToken
+from server.api.nights import get_nights, night_seat
 from server.api.ratelimit import limit_writes
 from server.api.rules import checked_rules
 from server.engine import PRESETS, Rules
@@ -175,7 +176,7 @@ async def history(table_id: Id, hub: Hub) -> History:
     dependencies=WRITES,
 )
 async def take_seat(
-    table_id: Id, seat: int, body: SeatRequest, request: Request, hub: Hub
+    table_id: Id, seat: int, body: SeatRequest, request: Request, response: Response, hub: Hub
 ) -> SeatTaken:
     check_seat_name(body.name, request)
     if body.member_token is None:
@@ -184,6 +185,12 @@ async def take_seat(
     clubs = get_clubs(request)
     member = await seat_member(clubs, table_id, body.member_token)
     assert member.member is not None and member.name is not None
+    # A club night's table: the seat kept for the member is given to them (200), again
+    # with a fresh token if they ask again from another device.
+    kept = await night_seat(get_nights(request), table_id, seat, member.member)
+    if kept is not None:
+        response.status_code = 200
+        return SeatTaken(seat=seat, token=kept)
     # A member plays one seat: the seats of their earlier tokens here must be empty.
     theirs = await clubs.member_seat_hashes(table_id, member.member)
     token = new_token()

@@ -90,6 +90,7 @@ MAX_FORMATS = 13
 MAX_POINTS = 10_000
 MAX_SCORE = 100_000
 MAX_BAG_LIMIT = 1_000
+MAX_HANDS = 100
 
 
 class Rules(BaseModel):
@@ -129,6 +130,9 @@ class Rules(BaseModel):
     lose_score: int | None = Field(None, lt=0, ge=-MAX_SCORE)
     mercy_margin: int | None = Field(None, ge=1, le=MAX_SCORE)
     duplicate_later_wins: bool = True
+    # The game also ends after this many hands, the highest score winning (a tie: no
+    # winner); None: no limit (a club night's round lasts a set number of hands).
+    hand_limit: int | None = Field(None, ge=1, le=MAX_HANDS)
 
     @classmethod
     def preset_names(cls) -> list[str]:
