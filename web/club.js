@@ -5,6 +5,7 @@
 // (never sent to the server) and are kept in localStorage under spades.club.<id>.
 
 import "/static/comfort.js";
+import { renderClubNight } from "/static/club-night.js";
 import { api, el, fill, patch, remembered } from "/static/dom.js";
 import { linkField, rememberCreated, seatKey, showLinkDialog } from "/static/links.js";
 import { PRESET_TITLES } from "/static/rules.js";
@@ -279,6 +280,7 @@ async function refresh() {
   renderLinks();
   renderHost();
   renderStart();
+  renderClubNight($("club-night"), { clubId, club, held: held() });
   renderMembers();
   renderTables();
   renderGames();

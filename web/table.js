@@ -25,6 +25,7 @@ import {
 } from "/static/links.js";
 import { downloadRecord, HandReview } from "/static/review.js";
 import { DealSeeds, renderNextDeal, showVerification } from "/static/fairness.js";
+import { followNight } from "/static/night-follow.js";
 import { presetEntries, presetOf, rulesInWords, rulesSummary } from "/static/rules.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { freeMiddle, renderSeats } from "/static/seats.js";
@@ -178,6 +179,7 @@ function receiveState(message, { answersHello }) {
   if (page.view?.hand_number !== handBefore || page.view?.phase !== "pass") page.passChoice.clear();
   followHistory();
   render();
+  followNight(tableId, page.table.status);
   cues.receive(page);
   if (!firstState) announcer.receive(before, page);
 }
