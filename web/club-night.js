@@ -54,7 +54,7 @@ function renderCount() {
     : count > MAX_PLAYERS ? `${count} chosen: at most ${MAX_PLAYERS}.`
       : `${count} chosen: ${Math.floor(count / 4)} table${count >= 8 ? "s" : ""}${count % 4 ? `, ${count % 4} over` : ""}.`;
   $("night-count").textContent = words;
-  $("night-odd").hidden = count % 4 === 0;
+  $("night-fill").hidden = count % 4 === 0;
 }
 
 /** One bidding choice per round, kept when the number of rounds changes. */
@@ -79,7 +79,7 @@ function nightRequest() {
     rounds: Number($("night-rounds").value),
     format: document.querySelector('input[name="night-format"]:checked').value,
     hands: Number($("night-hands").value),
-    odd: document.querySelector('input[name="night-odd"]:checked').value,
+    fill: document.querySelector('input[name="night-fill"]:checked').value,
   };
   if (bidding.some((format) => format !== null)) body.bidding = bidding;
   return body;
@@ -140,10 +140,10 @@ function buildForm(form, clubId, hostToken) {
     el("fieldset", { class: "night-rules" },
       el("legend", {}, "Each round's bidding"),
       el("div", { id: "night-round-rules", class: "night-round-rules" })),
-    el("fieldset", { id: "night-odd", class: "night-odd", hidden: true },
+    el("fieldset", { id: "night-fill", class: "night-fill", hidden: true },
       el("legend", {}, "When the count does not fill every table"),
-      radio("night-odd", "bots", "Bots fill the empty seats", true),
-      radio("night-odd", "sit_out", "Members sit out in turn", false)),
+      radio("night-fill", "bots", "Bots fill the empty seats", true),
+      radio("night-fill", "sit_out", "Members sit out in turn", false)),
     el("p", { id: "night-form-error", class: "error", role: "alert" }),
     el("button", { id: "start-night", class: "primary", type: "submit" }, "Start the night"));
   $("night-members").addEventListener("change", renderCount);

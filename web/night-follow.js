@@ -11,7 +11,7 @@ const nightOfKey = (tableId) => `spades.nightOf.${tableId}`;
 
 /** The night page's address. */
 export function nightPath(clubId, nightId) {
-  return `/c/${encodeURIComponent(clubId)}/n/${encodeURIComponent(nightId)}`;
+  return `/c/${encodeURIComponent(clubId)}/night/${encodeURIComponent(nightId)}`;
 }
 
 /** Remember that `tableId` is a table of this club night (the night page seats a member). */

@@ -1,11 +1,12 @@
-// A club night's page (/c/{club}/n/{night}) and its standings board
-// (/c/{club}/n/{night}/standings, for the room's screen or a phone): the round, the
-// standings, the round's tables to watch and the night's rounds, read again every few
-// seconds. A member's page follows them: when a round starts it takes their seat with
-// their member token and opens their table; the table page brings them back here when
-// the game is over (night-follow.js), for the break and the standings. The board never
-// moves. The host's controls come from night-host.js. Tokens are the club page's
-// (localStorage spades.club.<club id>), or arrive in the URL fragment.
+// A club night's page (/c/{club}/night/{night}) and its standings board (the same page
+// opened from the night's watch link, or at …/standings: for the room's screen or a
+// phone): the round, the standings, the round's tables to watch and the night's rounds,
+// read again every few seconds. A member's page follows them: when a round starts it
+// takes their seat with their member token and opens their table; the table page brings
+// them back here when the game is over (night-follow.js), for the break and the
+// standings. The board never moves. The host's controls come from night-host.js.
+// Tokens are the club page's (localStorage spades.club.<club id>), or the watch link's
+// (spades.night.<night id>), arriving in the URL fragment.
 
 import "/static/comfort.js";
 import { api, el, patch, remembered, setText } from "/static/dom.js";
@@ -17,15 +18,17 @@ import { seatPosition } from "/static/seating.js";
 const POLL_MS = 3000;
 const [clubId = "", nightId = "", mode = ""] = window.location.pathname.split("/").slice(2)
   .filter((_, index) => index !== 1).map(decodeURIComponent);
-const board = mode === "standings";
 const clubKey = `spades.club.${clubId}`;
+const nightKey = `spades.night.${nightId}`;
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  /** @type {import('./protocol-types.js').ClubNight | null} */
+  board: mode === "standings",
+  /** @type {import('./protocol-types.js').ClubNight | import('./protocol-types.js').NightWatch | null} */
   night: null,
-  /** @type {import('./protocol-types.js').ClubPage | null} */
-  club: null,
+  you: null, // the member this browser is (from the club page's answer)
+  clubName: null,
+  members: [], // the club's members, for the host's substitutes and late arrivals
   /** Each table of the round being played, as anyone may see it (GET /api/tables/{id}). */
   tables: new Map(),
   seenRound: null, // the round when this page first read the night
@@ -35,11 +38,13 @@ const state = {
   polling: false,
 };
 
-function held() {
-  return remembered.get(clubKey, {}) || {};
-}
+const clubHeld = () => remembered.get(clubKey, {}) || {};
+const watchToken = () => remembered.get(nightKey, {})?.watch ?? null;
 
-/** Read `#member=…`, `#host=…` or `#watch=…` once, keep them, clear the address bar. */
+/**
+ * Read `#member=…`, `#host=…` (kept as the club page keeps them) or `#watch=…` (the
+ * standings board's link) once; clear the address bar. The watch link opens the board.
+ */
 function readFragment() {
   const hash = window.location.hash.replace(/^#/, "");
   if (!hash) return;
@@ -48,38 +53,45 @@ function readFragment() {
   for (const name of ["member", "host"]) {
     if (found.get(name)) more[name] = found.get(name);
   }
-  if (found.get("watch")) more.watch = { ...(held().watch || {}), [nightId]: found.get("watch") };
-  remembered.set(clubKey, { ...held(), ...more });
-  window.history.replaceState(null, "", window.location.pathname);
+  if (Object.keys(more).length) remembered.set(clubKey, { ...clubHeld(), ...more });
+  let path = window.location.pathname;
+  if (found.get("watch")) {
+    remembered.set(nightKey, { watch: found.get("watch") });
+    state.board = true;
+    if (mode !== "standings") path = `${nightPath(clubId, nightId)}/standings`;
+  }
+  window.history.replaceState(null, "", path);
 }
 
-const watchToken = () => held().watch?.[nightId] ?? state.night?.watch ?? null;
-const token = () => held().member || held().host || watchToken();
-const you = () => (board ? null : state.club?.you ?? null);
+/** The token the night is read with: a member's or the host's, else the watch link's. */
+function reader() {
+  const held = clubHeld();
+  if (held.member || held.host) return { token: held.member || held.host };
+  const watch = watchToken();
+  return watch ? { watch } : null;
+}
+
+const you = () => (state.board ? null : state.you);
 
 function nameOf(id) {
   if (id === null) return "Bot";
-  const named = state.night?.names?.[id] ?? state.club?.members.find((member) => member.id === id)?.name;
-  return named ?? "a member";
+  return state.night?.names?.[id] ?? "a member";
 }
 
 const who = (id) => (id !== null && id === you() ? "you" : nameOf(id));
 
-/** The night's rounds as scheduled: round number -> {tables: [{seats}], sitting_out}. */
+/** A round of the night's schedule: {round, tables: [{seats, table}], sitting_out}. */
 function roundOf(number) {
   return state.night?.schedule.find((round) => round.round === number) ?? null;
 }
 
-/** Where a member sits in a round: {table (index), seat, id (the table's id or null)}. */
+/** Where a member sits in a round: {table (its place in the round), seat, id (once made)}. */
 function placeOf(member, number) {
   const round = roundOf(number);
   if (!round || member === null) return null;
-  for (const [table, { seats }] of round.tables.entries()) {
+  for (const [table, { seats, table: id }] of round.tables.entries()) {
     const seat = seats.indexOf(member);
-    if (seat >= 0) {
-      const id = number === state.night.round ? state.night.tables[table] ?? null : null;
-      return { table, seat, id };
-    }
+    if (seat >= 0) return { table, seat, id: id ?? null };
   }
   return null;
 }
@@ -94,7 +106,7 @@ function sidesWords(seats) {
 
 const PLACES = { left: "on your left", top: "across", right: "on your right" };
 
-/** "Table 2: your partner Bo across, Cy on your left, Di on your right." */
+/** "Table 2: your partner Bo across, Cy on your left, a bot on your right." */
 function seatWords(place, seats) {
   const others = seats.map((member, seat) => [member, seat]).filter(([, seat]) => seat !== place.seat)
     .map(([member, seat]) => {
@@ -115,14 +127,16 @@ function roundDone() {
 
 function statusWords() {
   const { night } = state;
-  const rounds = night.schedule.length;
-  if (night.status === "over") return "The night is over: the final standings.";
-  if (night.status === "paused") return `The host paused the night after round ${night.round} of ${rounds}.`;
-  if (night.round === 0) return `${rounds} round${rounds === 1 ? "" : "s"} tonight. Round 1 starts when the host says so.`;
-  if (roundDone()) {
-    return `Round ${night.round} of ${rounds} is over: a short break. Round ${night.round + 1} starts when the host says so.`;
+  const { rounds } = night;
+  if (night.status === "over") {
+    return night.ended ? "The host ended the night: the final standings." : "The night is over: the final standings.";
   }
-  return `Round ${night.round} of ${rounds} is being played.`;
+  const paused = night.paused ? " The host paused the night." : "";
+  if (night.round === 0) return `${rounds} round${rounds === 1 ? "" : "s"} tonight. Round 1 starts when the host says so.${paused}`;
+  if (roundDone()) {
+    return `Round ${night.round} of ${rounds} is over: a short break. Round ${night.round + 1} starts when the host says so.${paused}`;
+  }
+  return `Round ${night.round} of ${rounds} is being played.${paused}`;
 }
 
 async function goToSeat(place) {
@@ -132,7 +146,7 @@ async function goToSeat(place) {
   try {
     /** @type {import('./protocol-types.js').SeatTaken} */
     const answer = await api(`/api/tables/${encodeURIComponent(place.id)}/seats/${place.seat}`, {
-      method: "POST", body: { name: nameOf(you()).slice(0, 32), member_token: held().member },
+      method: "POST", body: { name: nameOf(you()).slice(0, 32), member_token: clubHeld().member },
     });
     remembered.set(seatKey(place.id), { seat: answer.seat, token: answer.token });
     rememberNightTable(place.id, clubId, nightId);
@@ -151,7 +165,7 @@ async function goToSeat(place) {
  */
 function follow() {
   const { night } = state;
-  if (board || !you() || night.status !== "playing") return;
+  if (!you() || night.status !== "playing") return;
   const place = placeOf(you(), night.round);
   if (!place?.id || state.refused === place.id) return;
   const info = state.tables.get(place.id);
@@ -172,62 +186,53 @@ function renderYou() {
   const next = night.status !== "over" && !playing ? night.round + 1 : null;
   const lines = [];
   if (playing) {
-    lines.push(el("p", { key: "now" }, el("strong", {}, `Round ${night.round}: `), seatWords(now, roundOf(night.round).tables[now.table].seats)));
-    lines.push(el("button", { key: "go", type: "button", class: "primary go-seat", onclick: () => goToSeat(now) },
+    lines.push(el("p", { key: "now" }, el("strong", {}, `Round ${night.round}: `),
+      seatWords(now, roundOf(night.round).tables[now.table].seats)));
+    lines.push(el("button", { key: "go", type: "button", id: "go-seat", class: "primary", onclick: () => goToSeat(now) },
       state.leaving ? "Taking your seat…" : "Go to your seat"));
   } else if (night.status === "playing" && night.round > 0 && !now) {
     lines.push(el("p", { key: "out" }, `You sit out round ${night.round}.`));
   }
   if (next !== null && roundOf(next)) {
     const then = placeOf(member, next);
-    lines.push(el("p", { key: "next" }, el("strong", {}, `Round ${next}: `),
+    lines.push(el("p", { key: "next", id: "night-next-seat" }, el("strong", {}, `Round ${next}: `),
       then ? seatWords(then, roundOf(next).tables[then.table].seats) : "you sit out."));
   }
   if (night.status === "over") {
-    const rank = ranked().find((row) => row.member === member);
-    lines.push(el("p", { key: "end" }, rank ? `You finished ${ordinal(rank.rank)}. Thanks for playing!` : "Thanks for playing!"));
+    const row = night.standings.find((standing) => standing.member === member);
+    lines.push(el("p", { key: "end" }, row ? `You finished ${ordinal(row.place)}. Thanks for playing!` : "Thanks for playing!"));
   }
   patch(box, el("h2", { key: "title" }, "Your seat"), lines);
 }
 
-function ordinal(rank) {
-  const tail = rank % 100 >= 11 && rank % 100 <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[rank % 10] ?? "th");
-  return `${rank}${tail}`;
-}
-
-/** The standings as the server orders them, each with its rank (equal figures share one). */
-function ranked() {
-  const rows = state.night.standings;
-  let last = 0;
-  return rows.map((row, index) => {
-    const before = rows[index - 1];
-    const tied = before && ["points", "wins", "contracts_made"].every((field) => before[field] === row[field]);
-    last = row.rank ?? (tied ? last : index + 1);
-    return { ...row, rank: last };
-  });
+function ordinal(place) {
+  const teen = place % 100 >= 11 && place % 100 <= 13;
+  return `${place}${teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[place % 10] ?? "th")}`;
 }
 
 function renderStandings() {
-  const rows = ranked();
-  const made = rows.some((row) => row.contracts_made !== undefined);
-  $("standings").classList.toggle("no-contracts", !made);
-  patch($("standings").querySelector("tbody"), rows.length ? rows.map((row) =>
+  const rows = state.night.standings;
+  const live = state.night.status === "playing" && !roundDone();
+  const placed = rows.map((row, index) => ({ ...row, shared: rows.some((other, at) => at !== index && other.place === row.place) }));
+  patch($("standings").querySelector("tbody"), placed.map((row) =>
     el("tr", { key: row.member, dataset: { member: row.member }, class: row.member === you() ? "you" : null },
-      el("td", {}, String(row.rank)),
-      el("th", { scope: "row" }, nameOf(row.member), row.member === you() ? " (you)" : ""),
+      el("td", {}, row.shared ? `=${row.place}` : String(row.place)),
+      el("th", { scope: "row" }, row.name, row.member === you() ? " (you)" : ""),
       el("td", { class: "points" }, String(row.points)),
-      el("td", {}, String(row.games)),
       el("td", {}, String(row.wins)),
-      el("td", {}, made ? String(row.contracts_made ?? 0) : "—"))) :
-    el("tr", { key: "none" }, el("td", { colspan: "6", class: "muted" }, "No game of the night has finished yet.")));
+      el("td", {}, String(row.games)),
+      el("td", {}, `${row.contracts_made} of ${row.contracts}`),
+      el("td", { class: "live" }, live && row.live_points !== row.points ? signed(row.live_points - row.points) : "—"))));
   // Said once for each change: the first three, so a listener hears who leads.
-  const heard = JSON.stringify(rows.map((row) => [row.member, row.points, row.games, row.wins]));
-  if (state.said !== null && heard !== state.said && rows.some((row) => row.games > 0)) {
-    const top = rows.slice(0, 3).map((row) => `${ordinal(row.rank)} ${nameOf(row.member)}, ${row.points} points`);
+  const heard = JSON.stringify(rows.map((row) => [row.member, row.place, row.points, row.live_points, row.wins]));
+  if (state.said !== null && heard !== state.said) {
+    const top = rows.slice(0, 3).map((row) => `${ordinal(row.place)} ${row.name}, ${row.points} points`);
     setText($("standings-news"), `Standings updated: ${top.join("; ")}.`);
   }
   state.said = heard;
 }
+
+const signed = (value) => (value > 0 ? `+${value}` : String(value));
 
 function tableStatus(info) {
   if (!info) return "";
@@ -242,8 +247,8 @@ function renderTables() {
   const { night } = state;
   const round = roundOf(night.round);
   setText($("tables-title"), night.round ? `Round ${night.round}'s tables` : "Tables");
-  patch($("night-tables"), round && night.tables.length ? night.tables.map((id, index) => {
-    const seats = round.tables[index]?.seats ?? [];
+  const tables = round ? round.tables.filter((table) => table.table) : [];
+  patch($("night-tables"), tables.length ? tables.map(({ seats, table: id }, index) => {
     const mine = you() !== null && seats.includes(you());
     return el("li", { key: id, class: "table-row night-table", dataset: { table: id } },
       el("div", { class: "table-row-text" },
@@ -264,43 +269,49 @@ function renderTables() {
           ? el("li", {}, `Sitting out: ${scheduled.sitting_out.map(who).join(", ")}`) : null))));
 }
 
+/** The standings board's link: the night's watch link, on the board's own path. */
 function boardLink() {
-  const watch = watchToken();
-  const path = `${nightPath(clubId, nightId)}/standings`;
-  return `${window.location.origin}${path}${watch ? `#watch=${encodeURIComponent(watch)}` : ""}`;
+  const url = state.night.watch_url ? new URL(state.night.watch_url, window.location.origin) : null;
+  return `${window.location.origin}${nightPath(clubId, nightId)}/standings${url?.hash ?? ""}`;
 }
 
 function renderLinks() {
-  if (board) return;
+  const box = $("night-links");
+  box.hidden = state.board;
+  if (state.board) return;
   const link = boardLink();
-  patch($("night-links"),
-    el("h2", { key: "h" }, "Standings for everyone"),
-    watchToken() ? linkField("night-watch-link", "Standings link: anyone with it can follow the night", link) : null,
-    el("a", { key: "board", class: "button", href: link }, "Open the standings board"),
-    watchToken() ? el("button", {
-      key: "qr", type: "button", class: "qr-button",
-      onclick: () => showLinkDialog($("link-dialog"), {
-        title: "The night's standings", text: "Scan to follow the standings and watch any table.", link,
-      }),
-    }, "Show its QR code") : null);
+  patch(box,
+    el("h2", { key: "title" }, "The standings for everyone"),
+    el("p", { key: "about", class: "muted" }, "For the room's screen or anyone's phone: the standings as they change, and every table to watch."),
+    linkField("night-watch-link", "Standings link", link),
+    el("div", { key: "buttons", class: "night-link-buttons" },
+      el("a", { class: "button", href: link, id: "open-board" }, "Open the standings"),
+      el("button", {
+        type: "button", class: "qr-button",
+        onclick: () => showLinkDialog($("link-dialog"), {
+          title: "The night's standings", text: "Scan to follow the standings and watch any table.", link,
+        }),
+      }, "Show its QR code")));
 }
 
 function render() {
-  const { night, club } = state;
-  const title = `${club?.name ?? night.club_name ?? "Club"} night`;
-  document.title = `Spades — ${title}${board ? " standings" : ""}`;
-  setText($("night-title"), board ? `${title}: standings` : title);
+  const { night } = state;
+  const title = `${state.clubName ?? night.club_name ?? "Club"} night`;
+  document.body.classList.toggle("night-board", state.board);
+  document.title = `Spades — ${title}${state.board ? ": standings" : ""}`;
+  setText($("night-title"), state.board ? `${title}: standings` : title);
   setText($("night-status"), statusWords());
+  $("club-link").hidden = state.board && !clubHeld().member && !clubHeld().host;
   renderYou();
   renderStandings();
   renderTables();
   renderLinks();
   const host = $("night-host");
-  host.hidden = board || !held().host;
+  host.hidden = state.board || !clubHeld().host;
   if (!host.hidden) {
     renderNightHost(host, {
-      clubId, night, names: nameOf, hostToken: held().host, roundDone: roundDone(),
-      refresh: poll, showError: (text) => { $("night-error").textContent = text; },
+      clubId, night, members: state.members, hostToken: clubHeld().host, roundDone: roundDone(), refresh: poll,
+      showError: (text) => { $("night-error").textContent = text; },
     });
   }
 }
@@ -312,18 +323,29 @@ async function readTables() {
   state.tables = new Map(ids.map((id, index) => [id, answers[index]]));
 }
 
+async function readNight(how) {
+  if (how.token) {
+    return api(`/api/clubs/${encodeURIComponent(clubId)}/nights/${encodeURIComponent(nightId)}`, { token: how.token });
+  }
+  return api(`/api/nights/${encodeURIComponent(nightId)}/watch`, { token: how.watch });
+}
+
 async function poll() {
   if (state.polling) return;
+  const how = reader();
+  if (!how) {
+    setText($("night-status"), "This night is private: open it from the club page, or with the night's standings link.");
+    return;
+  }
   state.polling = true;
   try {
-    if (!token()) {
-      setText($("night-status"), "This night is private: open it from the club page, or with the standings link.");
-      return;
-    }
-    const path = `/api/clubs/${encodeURIComponent(clubId)}/nights/${encodeURIComponent(nightId)}`;
-    state.night = await api(path, { token: token() });
-    if (!state.club && (held().member || held().host)) {
-      state.club = await api(`/api/clubs/${encodeURIComponent(clubId)}`, { token: held().member || held().host });
+    state.night = await readNight(how);
+    if (how.token && state.clubName === null) {
+      /** @type {import('./protocol-types.js').ClubPage} */
+      const club = await api(`/api/clubs/${encodeURIComponent(clubId)}`, { token: how.token });
+      state.clubName = club.name;
+      state.you = club.you;
+      state.members = club.members;
     }
     state.seenRound ??= state.night.round;
     await readTables();
@@ -339,6 +361,5 @@ async function poll() {
 
 readFragment();
 $("club-link").href = `/c/${encodeURIComponent(clubId)}`;
-document.body.classList.toggle("night-board", board);
 poll();
 setInterval(poll, POLL_MS);

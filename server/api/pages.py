@@ -62,14 +62,14 @@ async def club_page(club_id: str) -> FileResponse:
     return page("club.html")
 
 
-@router.get("/c/{club_id}/n/{night_id}")
+@router.get("/c/{club_id}/night/{night_id}")
 async def night_page(club_id: str, night_id: str) -> FileResponse:
     """A club night's page, the same for every id, as the club page: the night is read
     with a token the page holds."""
     return page("night.html")
 
 
-@router.get("/c/{club_id}/n/{night_id}/standings")
+@router.get("/c/{club_id}/night/{night_id}/standings")
 async def night_standings(club_id: str, night_id: str) -> FileResponse:
     """A club night's standings board (the room's screen, a phone): the night page that
     never moves to a table."""

@@ -1,0 +1,175 @@
+"""A club night in the browser: the host starts a night of eight from the club page (one
+hand a round, two rounds), a member's page follows her from the night to her table, back
+to the night for the break and on to her next table, and the standings board (the
+night's watch link, on a laptop and on a phone) updates after each hand. The other seven
+members never come: the night's bots play their seats. The night's pages fit every
+common size and axe finds nothing serious on them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from bench.harness.server import LiveServer
+from tests.browser.conftest import LAPTOP, PHONE, screenshot
+from tests.browser.playing import act_once
+from tests.browser.test_axe import serious_violations
+from tests.browser.test_layout import SIZES
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """This module's own server: bots wait 0.15 s before each move, so that a hand lasts
+    long enough (about ten seconds) for the member's page to reach her seat in it."""
+    database: Path = tmp_path_factory.mktemp("night-db") / "t.db"
+    env = {"SPADES_BOT_BUDGET_MS": "20", "SPADES_BOT_DELAY": "0.15"}
+    with LiveServer(f"sqlite+aiosqlite:///{database}", env=env) as live:
+        yield live
+
+
+def standings(page) -> dict[str, list[str]]:
+    """The standings board's rows: member -> [place, points, wins, games, contracts, now]."""
+    rows = page.locator("#standings tbody tr")
+    return {
+        row.locator("th").text_content().removesuffix(" (you)").strip(): [
+            cell.strip() for cell in row.locator("td").all_text_contents()
+        ]
+        for row in rows.all()
+    }
+
+
+def games_played(page) -> list[int]:
+    return [int(row[3]) for row in standings(page).values()]
+
+
+def table_of(page) -> str:
+    return page.url.split("/t/")[1].split("#")[0]
+
+
+def play_the_round(page, night_path: str) -> str:
+    """At her table, the member plays whatever she is offered until the game is over;
+    then her page takes her back to the night by itself. Returns the table's id."""
+    page.wait_for_url("**/t/*")
+    table = table_of(page)
+    page.locator(".seat .badge.you").wait_for()
+    deadline = time.monotonic() + 120
+    while not page.locator(".game-over").count():
+        assert time.monotonic() < deadline, "the round's game did not end"
+        if not act_once(page, 1):
+            page.wait_for_timeout(50)
+    page.locator("#night-return .night-back").wait_for()
+    page.wait_for_url(f"**{night_path}", timeout=15_000)
+    return table
+
+
+def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_page) -> None:
+    host = open_page("/")
+    made = host.request.post("/api/clubs", data={"name": "Friday night"}).json()
+    tokens = {}
+    for name in NAMES:
+        joined = host.request.post(
+            f"/api/clubs/{made['id']}/members", data={"name": name, "invite": made["invite"]}
+        ).json()
+        tokens[name] = joined["token"]
+
+    # The host (not playing) starts the night from the club page: everyone, 2 rounds of
+    # 1 hand, rotating partners.
+    host.goto(f"/c/{made['id']}#host={made['host_token']}")
+    host.locator("#night-members input").nth(7).wait_for()
+    host.locator("#night-everyone").click()
+    host.locator("#night-count", has_text="8 chosen: 2 tables.").wait_for()
+    assert host.locator("#night-fill").is_hidden()  # 8 fill two tables: no bots asked for
+    host.locator("#night-rounds").fill("2")
+    host.locator("#night-hands").fill("1")
+    host.locator("#start-night").click()
+    host.wait_for_url("**/night/*")
+    night_path = urlsplit(host.url).path
+    host.locator("#night-status", has_text="2 rounds tonight").wait_for()
+    host.locator("#night-schedule > li").nth(1).wait_for()
+
+    # Ann opens her club page: the night is on, one tap away.
+    ann = open_page(f"/c/{made['id']}#member={tokens['Ann']}")
+    ann.locator("#nights-on a.open-night").click()
+    ann.wait_for_url(f"**{night_path}")
+    ann.locator("#night-you", has_text="Round 1:").wait_for()
+
+    # The standings board from the night's watch link, on a laptop and on a phone.
+    watch = host.locator("#night-watch-link").input_value()
+    assert "#watch=" in watch
+    link = urlsplit(watch)
+    boards = [open_page(f"{link.path}#{link.fragment}", viewport=size) for size in (LAPTOP, PHONE)]
+    for board in boards:
+        board.locator("#standings tbody tr").nth(7).wait_for()
+        assert board.url.endswith("/standings") and "#" not in board.url
+        assert games_played(board) == [0] * 8
+        assert board.locator("#night-host").is_hidden() and board.locator("#night-you").is_hidden()
+
+    # Round 1: Ann's page takes her to her seat at her table; she plays the hand.
+    host.locator("#night-next", has_text="Start round 1").click()
+    first = play_the_round(ann, night_path)
+    ann.locator("#night-you", has_text="Round 2:").wait_for()
+
+    # The board updated after the hand: once both tables are over, everyone has a game.
+    for board in boards:
+        board.locator("#night-tables .table-state", has_text="game over").nth(1).wait_for(
+            timeout=60_000
+        )
+        board.wait_for_function(
+            "() => [...document.querySelectorAll('#standings tbody tr td:nth-of-type(4)')]"
+            ".every((cell) => cell.textContent === '1')"
+        )
+    after_one = standings(boards[0])
+    assert any(row[1] != "0" for row in after_one.values()), after_one
+    watch_links = boards[0].locator("#night-tables a.watch")
+    assert watch_links.count() == 2 and first in watch_links.first.get_attribute(
+        "href"
+    ) + watch_links.last.get_attribute("href")
+
+    # Round 2: the host starts it from the night page; Ann's page follows her there.
+    host.locator("#night-next:not([disabled])", has_text="Start round 2").click()
+    second = play_the_round(ann, night_path)
+    assert second != first
+    ann.locator("#night-status", has_text="The night is over").wait_for(timeout=60_000)
+    ann.locator("#night-you", has_text="You finished").wait_for()
+
+    for board in boards:
+        board.locator("#night-status", has_text="The night is over").wait_for(timeout=60_000)
+        board.wait_for_function(
+            "() => [...document.querySelectorAll('#standings tbody tr td:nth-of-type(4)')]"
+            ".every((cell) => cell.textContent === '2')"
+        )
+        assert board.locator("#standings-news").text_content().startswith("Standings updated: 1st")
+    final = standings(boards[0])
+    places = [int(row[0].lstrip("=")) for row in final.values()]
+    assert places == sorted(places) and places[0] == 1, final
+    screenshot(boards[0], "club-night-standings-1280", full_page=False)
+    screenshot(boards[1], "club-night-standings-360")
+
+    # The night's pages fit every common size: nothing wider than the window.
+    for page in (ann, boards[0]):
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(100)
+            wider = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+            assert wider <= 0, f"{page.url} at {width}x{height}: {wider} px wider than the window"
+            place = page.locator("#standings tbody tr").first.bounding_box()
+            assert place and place["x"] >= 0 and place["x"] + place["width"] <= width, (
+                width,
+                place,
+            )
+
+    # axe: the member's night page, the host's, the board; on a phone too.
+    found = {"member": serious_violations(ann), "host": serious_violations(host)}
+    found["board"] = serious_violations(boards[0])
+    host.set_viewport_size(PHONE)
+    found["host, phone"] = serious_violations(host)
+    found["board, phone"] = serious_violations(boards[1])
+    assert not any(found.values()), found
