@@ -21,10 +21,11 @@ from fastapi.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api import clubs, guards, ops, pages, sockets, tables
+from server.api import clubs, guards, nights, ops, pages, sockets, tables
 from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
 from server.api.wire import FramePath
+from server.clubs.nights import Nights
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub
@@ -32,6 +33,7 @@ from server.realtime.pubsub import LocalNotices, RedisNotices, TableNotices
 from server.settings import Settings, get_settings
 from server.store.clubs import ClubStore
 from server.store.db import create_engine, migrate
+from server.store.nights import NightStore
 from server.store.repository import TableStore
 
 log = structlog.get_logger(__name__)
@@ -151,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     store = TableStore(app.state.db_engine, settings.chat_history)
     app.state.hub = TableHub(store, settings, notices)
     app.state.clubs = ClubStore(app.state.db_engine)
+    app.state.nights = Nights(NightStore(app.state.db_engine), app.state.clubs, app.state.hub)
     app.state.ws_limiter = guards.Limiter(settings.ws_rate_limit)
     app.state.chat_limiter = guards.Limiter(settings.chat_rate_limit, "chat")
     app.state.hint_limiters = (
@@ -168,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ops.router)
     app.include_router(tables.router)
     app.include_router(clubs.router)
+    app.include_router(nights.router)
     # On the app itself, not through an included router, and as a plain ASGI endpoint:
     # FastAPI's routers add coroutine frames under every handler, which a socket keeps
     # while it is open and passes through again at every message.

@@ -405,6 +405,95 @@ class ClubInvite(TypedDict):
     url: str
 
 
+NightStatus = Literal["waiting", "playing", "over"]
+
+
+class NightTable(TypedDict):
+    """A table of a night's round: each seat's member (None: a bot); once the round has
+    started, the table's id and status (None before)."""
+
+    seats: list[str | None]
+    table: NotRequired[str | None]
+    status: NotRequired[TableStatus | None]
+
+
+class NightRound(TypedDict):
+    """One round of a night's schedule: its tables, and the members sitting it out."""
+
+    round: int
+    tables: list[NightTable]
+    sitting_out: list[str]
+
+
+class NightStanding(TypedDict):
+    """A member's night so far. `points`, `games` and `wins` count finished night games
+    (the side's points in the game; a win is the highest score, a tie is none);
+    `live_points` adds the hands of the game being played; `hands`, `contracts` and
+    `contracts_made` count every hand played. `place` is 1 for the leader, shared when
+    every tie-break ties (docs/clubs.md)."""
+
+    member: str
+    name: str
+    place: int
+    points: int
+    games: int
+    wins: int
+    live_points: int
+    hands: int
+    contracts: int
+    contracts_made: int
+
+
+class NightEvenness(TypedDict):
+    """How evenly the schedule spreads partners and opponents, beside the ideal."""
+
+    partner_max: int
+    partner_ideal: int
+    opponent_max: int
+    opponent_ideal: int
+    sit_out_min: int
+    sit_out_max: int
+
+
+class ClubNight(TypedDict):
+    """A club night as its members and host read it (`watch_url` only for them)."""
+
+    id: str
+    club: str
+    status: NightStatus
+    round: int
+    rounds: int
+    format: Literal["rotating", "pairs"]
+    fill: Literal["sit_out", "bots"]
+    hands: int | None
+    paused: bool
+    ended: bool
+    members: list[str]
+    names: dict[str, str]
+    rules: list[RulesShown]
+    schedule: list[NightRound]
+    tables: list[str]
+    standings: list[NightStanding]
+    evenness: NightEvenness
+    watch_url: NotRequired[str]
+
+
+class NightWatch(TypedDict):
+    """What the night's watch link shows anyone holding it: the standings and the
+    tables to watch, never a token."""
+
+    id: str
+    club_name: str
+    status: NightStatus
+    round: int
+    rounds: int
+    paused: bool
+    names: dict[str, str]
+    schedule: list[NightRound]
+    tables: list[str]
+    standings: list[NightStanding]
+
+
 # Every preset's full rules, by name.
 Presets = dict[str, RulesShown]
 # The lobby: listed tables that are waiting or playing, newest first.
@@ -426,4 +515,6 @@ ANSWERS: dict[str, Any] = {
     "ClubPage": ClubPage,
     "ClubGames": ClubGames,
     "ClubInvite": ClubInvite,
+    "ClubNight": ClubNight,
+    "NightWatch": NightWatch,
 }

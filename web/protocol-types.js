@@ -142,6 +142,29 @@
  */
 
 /**
+ * A club night as its members and host read it (`watch_url` only for them).
+ * @typedef {Object} ClubNight
+ * @property {string} id
+ * @property {string} club
+ * @property {"waiting"|"playing"|"over"} status
+ * @property {number} round
+ * @property {number} rounds
+ * @property {"rotating"|"pairs"} format
+ * @property {"sit_out"|"bots"} fill
+ * @property {number|null} hands
+ * @property {boolean} paused
+ * @property {boolean} ended
+ * @property {Array<string>} members
+ * @property {Object<string, string>} names
+ * @property {Array<Rules>} rules
+ * @property {Array<NightRound>} schedule
+ * @property {Array<string>} tables
+ * @property {Array<NightStanding>} standings
+ * @property {NightEvenness} evenness
+ * @property {string} [watch_url]
+ */
+
+/**
  * Everything the club page shows: members (with stats and ratings), the
  * leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
  * the latest 100 finished, newest first; `games_total` counts them all, the rest are
@@ -367,6 +390,69 @@
  */
 
 /**
+ * How evenly the schedule spreads partners and opponents, beside the ideal.
+ * @typedef {Object} NightEvenness
+ * @property {number} partner_max
+ * @property {number} partner_ideal
+ * @property {number} opponent_max
+ * @property {number} opponent_ideal
+ * @property {number} sit_out_min
+ * @property {number} sit_out_max
+ */
+
+/**
+ * One round of a night's schedule: its tables, and the members sitting it out.
+ * @typedef {Object} NightRound
+ * @property {number} round
+ * @property {Array<NightTable>} tables
+ * @property {Array<string>} sitting_out
+ */
+
+/**
+ * A member's night so far. `points`, `games` and `wins` count finished night games
+ * (the side's points in the game; a win is the highest score, a tie is none);
+ * `live_points` adds the hands of the game being played; `hands`, `contracts` and
+ * `contracts_made` count every hand played. `place` is 1 for the leader, shared when
+ * every tie-break ties (docs/clubs.md).
+ * @typedef {Object} NightStanding
+ * @property {string} member
+ * @property {string} name
+ * @property {number} place
+ * @property {number} points
+ * @property {number} games
+ * @property {number} wins
+ * @property {number} live_points
+ * @property {number} hands
+ * @property {number} contracts
+ * @property {number} contracts_made
+ */
+
+/**
+ * A table of a night's round: each seat's member (None: a bot); once the round has
+ * started, the table's id and status (None before).
+ * @typedef {Object} NightTable
+ * @property {Array<string|null>} seats
+ * @property {string|null} [table]
+ * @property {"waiting"|"playing"|"over"|"ended"|null} [status]
+ */
+
+/**
+ * What the night's watch link shows anyone holding it: the standings and the
+ * tables to watch, never a token.
+ * @typedef {Object} NightWatch
+ * @property {string} id
+ * @property {string} club_name
+ * @property {"waiting"|"playing"|"over"} status
+ * @property {number} round
+ * @property {number} rounds
+ * @property {boolean} paused
+ * @property {Object<string, string>} names
+ * @property {Array<NightRound>} schedule
+ * @property {Array<string>} tables
+ * @property {Array<NightStanding>} standings
+ */
+
+/**
  * @typedef {Object} NilResult
  * @property {number} seat
  * @property {boolean} blind
@@ -517,6 +603,7 @@
  * @property {number} [target_score]
  * @property {number|null} [lose_score]
  * @property {boolean} [duplicate_later_wins]
+ * @property {number|null} [hand_limit]
  */
 
 /**

@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from server.api.clubs import club_rules, get_clubs, seat_member
+from server.api.nights import get_nights, night_seat
 from server.api.ratelimit import limit_writes
 from server.engine import PRESETS, Rules
 from server.names import check_text
@@ -206,7 +207,7 @@ async def history(table_id: str, hub: Hub) -> History:
     dependencies=WRITES,
 )
 async def take_seat(
-    table_id: str, seat: int, body: SeatRequest, request: Request, hub: Hub
+    table_id: str, seat: int, body: SeatRequest, request: Request, response: Response, hub: Hub
 ) -> SeatTaken:
     check_seat_name(body.name, request)
     if body.member_token is None:
@@ -215,6 +216,12 @@ async def take_seat(
     clubs = get_clubs(request)
     member = await seat_member(clubs, table_id, body.member_token)
     assert member.member is not None and member.name is not None
+    # A club night's table: the seat kept for the member is given to them (200), again
+    # with a fresh token if they ask again from another device.
+    kept = await night_seat(get_nights(request), table_id, seat, member.member)
+    if kept is not None:
+        response.status_code = 200
+        return SeatTaken(seat=seat, token=kept)
     token = new_token()
     # Known as the member's before it is given out: the game's end finds the member by it.
     await clubs.seat_member(table_id, member.member, hash_token(token))

@@ -23,7 +23,8 @@ exchange, all passers at once), ``"draw"`` (two players), ``"bid"``, ``"play"``,
 Decisions where docs/rules.md is silent (those of the bidding phases are in
 ``server.engine.auction``, those of the first trick in ``server.engine.tricks``):
 
-- The game ends after a hand when a side reaches ``target_score`` or any side falls to
+- The game ends after a hand when a side reaches ``target_score``, after hand ``hand_limit`` when
+  one is set (the highest score winning, a tie without a winner), or when any side falls to
   ``lose_score``; the highest score wins, and a tie for the highest plays another hand.
   ``all_tricks: "win"`` gives the game to the side that took every trick, whatever
   the scores.
@@ -90,7 +91,7 @@ from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
 from server.engine.rules import Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
-from server.engine.scoring import final_bids, game_winner, score_sides
+from server.engine.scoring import final_bids, game_winner, leader, score_sides
 from server.engine.shapes import (
     Action,
     Bid,
@@ -684,7 +685,10 @@ class Game:
         if events is not None:
             events.append({"type": "hand_scored", **copy_result(result)})
         self.winner = game_winner(rules, sides)
-        if self.winner is not None:
+        last = rules.hand_limit is not None and self.hand_number >= rules.hand_limit
+        if self.winner is None and last:
+            self.winner = leader(sides)
+        if self.winner is not None or last:
             self.phase = "over"
             if events is not None:
                 events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})

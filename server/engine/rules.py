@@ -108,6 +108,7 @@ MAX_BLIND_NIL_PASS = 4
 MAX_POINTS = 10_000
 MAX_SCORE = 100_000
 MAX_BAG_LIMIT = 1_000
+MAX_HANDS = 100
 
 
 class Rules(BaseModel):
@@ -141,6 +142,9 @@ class Rules(BaseModel):
     target_score: int = Field(500, ge=1, le=MAX_SCORE)
     lose_score: int | None = Field(None, lt=0, ge=-MAX_SCORE)
     duplicate_later_wins: bool = True
+    # The game also ends after this many hands, the highest score winning (a tie: no
+    # winner); None: no limit (a club night's round lasts a set number of hands).
+    hand_limit: int | None = Field(None, ge=1, le=MAX_HANDS)
 
     @classmethod
     def preset_names(cls) -> list[str]:
@@ -182,6 +186,7 @@ class Rules(BaseModel):
         "all_tricks_bonus",
         "target_score",
         "lose_score",
+        "hand_limit",
         mode="before",
     )
     @classmethod

@@ -102,6 +102,18 @@ def game_winner(rules: Rules, sides: Sequence[SideResult]) -> int | None:
     return totals.index(top)
 
 
+def leader(sides: Sequence[SideResult]) -> int | None:
+    """The side with the highest score, or None when two share it: the winner of a game
+    stopped by its `hand_limit`.
+
+    >>> leader([{"score": 120}, {"score": 80}]), leader([{"score": 80}, {"score": 80}])
+    (0, None)
+    """
+    totals = [side["score"] for side in sides]
+    top = max(totals)
+    return totals.index(top) if totals.count(top) == 1 else None
+
+
 def is_nil(bid: Bid | None) -> bool:
     """Whether a bid is nil or blind nil (None, a seat yet to bid: not nil)."""
     return bid == 0 or bid == BLIND_NIL

@@ -277,7 +277,8 @@ class HandScoredEvent(HandResult):
 
 class GameOverEvent(TypedDict):
     type: Literal["game_over"]
-    winner: int
+    # None: a game stopped by its hand limit with the top score shared.
+    winner: int | None
     scores: list[SideScore]
 
 

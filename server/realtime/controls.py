@@ -96,6 +96,27 @@ def reissue(room: Room, token: str, seat: int, name: str | None, fresh: str) -> 
     )
 
 
+def hand_over(room: Room, seat: int, name: str, fresh: str) -> Effects:
+    """A club night's seat given to its member (or to the member substituted in) with
+    the token `fresh`, the night's host controls checked by the caller: the old token
+    stops working, its sockets watch from now on, and a bot plays for the seat until
+    its member arrives."""
+    seats.not_ended(room)
+    current = seats.in_range(room, seat)
+    if current.name is None:
+        raise TableError("seat_empty", "That seat is empty.", 409)
+    given = seats.reissued(current, name, hash_token(fresh), room.status == "playing")
+    if room.status == "playing" and not given.autoplay:
+        given = seats.stand_in(given)
+    farewell = error("bad_token", "This seat was given to its member again; watching.")
+    return Effects(
+        seats=(given,),
+        sockets=seats.unseat({seat}, farewell),
+        recount=frozenset((seat,)),
+        note="seat handed over",
+    )
+
+
 def set_timer(room: Room, token: str, turn_seconds: int | None) -> Effects:
     """Change the turn timer; a running countdown starts again from now."""
     host(room, token, "change the turn timer")
@@ -108,6 +129,11 @@ def set_timer(room: Room, token: str, turn_seconds: int | None) -> Effects:
 def end(room: Room, token: str) -> Effects:
     """The host closes the table: the game stops, nothing more can be changed."""
     host(room, token, "end the table")
+    return close(room)
+
+
+def close(room: Room) -> Effects:
+    """The table closes (its host's controls, or a club night's, checked by the caller)."""
     seats.not_ended(room)
     return Effects(
         table={"status": "ended", "deadline": None},

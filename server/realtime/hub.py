@@ -220,10 +220,30 @@ class TableHub:
         level: str,
         invite: str | None = None,
         host_token: str | None = None,
+        admitted: bool = False,
     ) -> None:
+        """A bot in an empty seat; `admitted`: without the invite (a club night's table)."""
         room = await self.room(table_id)
-        room = await self.changes.run(room, seats.add_bot, seat, level, invite, host_token)
+        room = await self.changes.run(
+            room, seats.add_bot, seat, level, invite, host_token, admitted
+        )
         await self.changes.run(room, moves.start_if_full)
+
+    # -- a club night's tables (its host's controls checked by the caller) --------------------
+
+    async def reserve_seat(self, table_id: str, seat: int, name: str, token: str) -> None:
+        """Keep an empty seat for a night's member, a bot playing for them until they come."""
+        room = await self.room(table_id)
+        room = await self.changes.run(room, seats.reserve, seat, name, token)
+        await self.changes.run(room, moves.start_if_full)
+
+    async def hand_over_seat(self, table_id: str, seat: int, name: str, token: str) -> None:
+        """Give a night's seat to its member with the fresh `token` (`controls.hand_over`)."""
+        await self.changes.run(await self.room(table_id), controls.hand_over, seat, name, token)
+
+    async def close_table(self, table_id: str) -> None:
+        """Close a night's table when the night ends (`controls.close`)."""
+        await self.changes.run(await self.room(table_id), controls.close)
 
     async def leave_seat(self, table_id: str, seat: int, token: str) -> None:
         """The seat's player leaves, or the host removes whoever sits there; before the

@@ -86,12 +86,37 @@ def take(
 
 
 def add_bot(
-    room: Room, seat: int, level: str, invite: str | None, host_token: str | None
+    room: Room,
+    seat: int,
+    level: str,
+    invite: str | None,
+    host_token: str | None,
+    admitted: bool = False,
 ) -> Effects:
-    check_invite(room, invite, host_token)
+    """A bot in an empty seat; `admitted`: without the invite (a club night's table,
+    checked by the caller)."""
+    if not admitted:
+        check_invite(room, invite, host_token)
     current = empty(room, seat)
     name = bot_name(current.seat, room.rules.players)
     return Effects(seats=(SeatRecord(current.seat, name=name, bot=level, connected=True),))
+
+
+def reserve(room: Room, seat: int, name: str, token: str) -> Effects:
+    """A club night's seat kept for its member (`token` known only to the night, until
+    the member claims the seat): a bot plays for them until they come."""
+    current = empty(room, seat)
+    return Effects(
+        seats=(
+            SeatRecord(
+                current.seat,
+                name=name,
+                token_hash=hash_token(token),
+                autoplay=True,
+                autoplay_reason="away",
+            ),
+        )
+    )
 
 
 def leave(room: Room, seat: int, token: str) -> Effects:

@@ -122,12 +122,16 @@ class ClubStore:
             return bool(getattr(result, "rowcount", 0))
 
     async def attach_table(
-        self, club_id: str, table_id: str, preset: str, rules: RuleFields
+        self, club_id: str, table_id: str, preset: str, rules: RuleFields, usual: bool = True
     ) -> None:
-        """`table_id` belongs to the club; its rules become the club's usual ones."""
+        """`table_id` belongs to the club; `usual`: its rules become the club's usual ones
+        (not a club night's, whose rounds last a set number of hands)."""
         async with self.sessions.begin() as session:
             session.add(ClubTableRow(table_id=table_id, club_id=club_id, preset=preset))
-            await session.execute(update(ClubRow).where(ClubRow.id == club_id).values(rules=rules))
+            if usual:
+                await session.execute(
+                    update(ClubRow).where(ClubRow.id == club_id).values(rules=rules)
+                )
 
     async def usual_rules(self, club_id: str) -> RuleFields | None:
         async with self.sessions() as session:

@@ -31,7 +31,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from server.engine import Action, Bid, GameState, HandClaim, SideResult, SideScore, TrickPlays
 from server.engine.fairness import HandFairness
 from server.engine.rules import RuleFields
-from server.protocol import ClubSide, DealSeeds, TableStatus, TimerMove
+from server.protocol import ClubSide, DealSeeds, NightRound, TableStatus, TimerMove
 
 # Stable constraint names, so that migrations can refer to them on every database.
 NAMING = {
@@ -290,6 +290,52 @@ class ClubStatRow(Base):
     bags: Mapped[int] = mapped_column(Integer)
     ten_for_two_hundreds: Mapped[int] = mapped_column(Integer)
     points: Mapped[int] = mapped_column(Integer)
+
+
+class ClubNightRow(Base):
+    """A club night: its members, format, rounds and rules, the whole schedule made at
+    its creation (rebuilt for the rounds to come when a member is added), and the round
+    being played. The standings are read from its tables' stored hands."""
+
+    __tablename__ = "club_nights"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    club_id: Mapped[str] = mapped_column(ForeignKey("clubs.id", ondelete="CASCADE"), index=True)
+    format: Mapped[str] = mapped_column(String(16))
+    # What fills the seats when the members are not a multiple of 4: "sit_out" or "bots".
+    fill: Mapped[str] = mapped_column(String(16))
+    rounds: Mapped[int] = mapped_column(Integer)
+    # Hands a round's game lasts (None: it plays to the target score).
+    hands: Mapped[int | None] = mapped_column(Integer)
+    # Every round's rules (the night's, with each round's bidding format when given).
+    rules: Mapped[list[RuleFields]] = mapped_column(JSON)
+    members: Mapped[list[str]] = mapped_column(JSON)
+    # One entry a round: {"tables": [[member id or None per seat]], "sitting_out": [...]}.
+    schedule: Mapped[list[NightRound]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    turn_seconds: Mapped[int | None] = mapped_column(Integer)
+    # The round being played (0 before the first); raised with `WHERE round = :old`.
+    round: Mapped[int] = mapped_column(Integer, default=0)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Ended by the host before its last round was over.
+    ended: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The watch link's secret: it shows only what spectators may see (standings, table
+    # ids), and every member is shown it again, so it is kept as it is, not hashed.
+    watch_token: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ClubNightTableRow(Base):
+    """A table made for a round of a night: the `position`-th table of round `round`."""
+
+    __tablename__ = "club_night_tables"
+
+    night_id: Mapped[str] = mapped_column(
+        ForeignKey("club_nights.id", ondelete="CASCADE"), primary_key=True
+    )
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), unique=True)
 
 
 # The same tables as Core `Table`s, for the write path's statements

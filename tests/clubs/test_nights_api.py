@@ -1,0 +1,185 @@
+"""Club nights through real HTTP (and a real served app), on SQLite and PostgreSQL: a
+night made by the host, read by a member, its rounds' tables made with each member's
+seat kept for them; strangers, members using host controls, a round started twice, a
+seat of someone else, junk ids: each a clear 4xx that changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from tests.clubs.playing import Club, bearer, make_club
+from tests.realtime.test_protocol import check, published_schema
+
+NAMES = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy"]
+
+
+async def night_of(http: httpx.AsyncClient, club: Club, night: str, token: str) -> dict[str, Any]:
+    answer = await http.get(f"/api/clubs/{club.id}/nights/{night}", headers=bearer(token))
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+async def make_night(
+    http: httpx.AsyncClient, club: Club, **options: Any
+) -> tuple[httpx.Response, dict[str, Any]]:
+    body = {"members": list(club.members), "rounds": 3, "format": "rotating", "hands": 2}
+    body.update(options)
+    made = await http.post(
+        f"/api/clubs/{club.id}/nights", json=body, headers=bearer(club.host_token)
+    )
+    return made, body
+
+
+async def test_a_night_is_made_read_and_started_by_its_host(http):
+    club = await make_club(http, NAMES)
+    members = list(club.members)
+    made, _body = await make_night(http, club, seed=7)
+    assert made.status_code == 201, made.text
+    night = made.json()
+    schema = published_schema()
+    check(night, schema["http"]["ClubNight"], schema)
+    assert night["status"] == "waiting" and night["round"] == 0 and night["tables"] == []
+    assert len(night["schedule"]) == 3
+    for entry in night["schedule"]:
+        seated = [m for table in entry["tables"] for m in table["seats"]]
+        # 9 members: two tables of four, one sits out, nobody twice in a round.
+        assert len(entry["tables"]) == 2 and len(entry["sitting_out"]) == 1
+        assert sorted(seated + entry["sitting_out"]) == sorted(members)
+    sat_out = [entry["sitting_out"][0] for entry in night["schedule"]]
+    assert len(set(sat_out)) == 3
+    assert [s["member"] for s in night["standings"]] and all(
+        s["points"] == 0 and s["games"] == 0 and s["wins"] == 0 for s in night["standings"]
+    )
+    assert night["watch_url"].startswith(f"/c/{club.id}/night/{night['id']}#watch=")
+    assert all(rules["hand_limit"] == 2 for rules in night["rules"])
+
+    # A member reads it (with the watch link); the watch link reads the spectators' part.
+    read = await night_of(http, club, night["id"], club.token(members[0]))
+    assert read["schedule"] == night["schedule"] and read["watch_url"] == night["watch_url"]
+    watch = night["watch_url"].split("#watch=")[1]
+    seen = await http.get(f"/api/nights/{night['id']}/watch", headers=bearer(watch))
+    assert seen.status_code == 200, seen.text
+    check(seen.json(), schema["http"]["NightWatch"], schema)
+    assert watch not in seen.text and club.host_token not in seen.text
+    assert seen.json()["names"][members[0]] == "Ann"
+
+    # A member cannot start it; the host can, once.
+    refused = await http.post(
+        f"/api/clubs/{club.id}/nights/{night['id']}/next", headers=bearer(club.token(members[0]))
+    )
+    assert refused.status_code == 403
+    started = await http.post(
+        f"/api/clubs/{club.id}/nights/{night['id']}/next", headers=bearer(club.host_token)
+    )
+    assert started.status_code == 201, started.text
+    now = started.json()
+    assert now["round"] == 1 and now["status"] == "playing" and len(now["tables"]) == 2
+    again = await http.post(
+        f"/api/clubs/{club.id}/nights/{night['id']}/next", headers=bearer(club.host_token)
+    )
+    assert again.status_code == 409 and "detail" in again.json()
+    assert (await night_of(http, club, night["id"], club.host_token))["tables"] == now["tables"]
+
+    # Each table: the scheduled members' seats are kept for them, bots nowhere else.
+    first = now["schedule"][0]
+    for position, table_id in enumerate(now["tables"]):
+        info = (await http.get(f"/api/tables/{table_id}")).json()
+        assert info["status"] == "playing"
+        seats = first["tables"][position]["seats"]
+        assert first["tables"][position]["table"] == table_id
+        for seat, member in enumerate(seats):
+            assert info["seats"][seat]["name"] == club.members[member][0]
+        # The member's own seat: 200 with a token, again from another device too.
+        member = seats[1]
+        for _device in range(2):
+            taken = await http.post(
+                f"/api/tables/{table_id}/seats/1",
+                json={"name": "x", "member_token": club.token(member)},
+            )
+            assert taken.status_code == 200, taken.text
+            assert taken.json()["seat"] == 1 and len(taken.json()["token"]) >= 16
+        # Someone else's seat: 403; the one sitting out too.
+        other = await http.post(
+            f"/api/tables/{table_id}/seats/0",
+            json={"name": "x", "member_token": club.token(member)},
+        )
+        assert other.status_code == 403
+        out = first["sitting_out"][0]
+        for seat in range(4):
+            sitting = await http.post(
+                f"/api/tables/{table_id}/seats/{seat}",
+                json={"name": "x", "member_token": club.token(out)},
+            )
+            assert sitting.status_code == 403
+        # A guest without the invite: refused.
+        guest = await http.post(f"/api/tables/{table_id}/seats/0", json={"name": "Eve"})
+        assert guest.status_code in (403, 409)
+
+
+async def test_strangers_members_and_junk_get_4xx_and_change_nothing(http):
+    club = await make_club(http, NAMES[:5])
+    members = list(club.members)
+    other = await make_club(http, ["Eve"])
+    made, body = await make_night(http, club)
+    assert made.status_code == 201
+    night = made.json()["id"]
+    before = await night_of(http, club, night, club.host_token)
+
+    for token in [None, "nonsense", other.host_token, other.token(next(iter(other.members)))]:
+        headers = bearer(token) if token else {}
+        for answer in [
+            await http.get(f"/api/clubs/{club.id}/nights/{night}", headers=headers),
+            await http.post(f"/api/clubs/{club.id}/nights", json=body, headers=headers),
+            await http.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=headers),
+            await http.post(f"/api/clubs/{club.id}/nights/{night}/end", headers=headers),
+            await http.get(f"/api/nights/{night}/watch", headers=headers),
+        ]:
+            assert answer.status_code == 403, answer.text
+    member = bearer(club.token(members[0]))
+    for answer in [
+        await http.post(f"/api/clubs/{club.id}/nights", json=body, headers=member),
+        await http.post(
+            f"/api/clubs/{club.id}/nights/{night}/pause", json={"paused": True}, headers=member
+        ),
+        await http.post(
+            f"/api/clubs/{club.id}/nights/{night}/substitute",
+            json={"out": members[0], "in": members[1]},
+            headers=member,
+        ),
+    ]:
+        assert answer.status_code == 403, answer.text
+    host = bearer(club.host_token)
+    junk = ["a%00b", "x" * 200, "a.b", "%20", "%C3%A9"]
+    for bad in junk:
+        for answer in [
+            await http.get(f"/api/clubs/{club.id}/nights/{bad}", headers=host),
+            await http.post(f"/api/clubs/{club.id}/nights/{bad}/next", headers=host),
+            await http.get(f"/api/nights/{bad}/watch", headers=host),
+        ]:
+            assert 400 <= answer.status_code < 500, (bad, answer.text)
+    for wrong in [
+        {**body, "members": [*members[:4], "a\x00b"]},
+        {**body, "members": [*members[:3], members[0]]},
+        {**body, "members": members[:3]},
+        {**body, "members": [*members[:4], next(iter(other.members))]},
+        {**body, "rounds": 0},
+        {**body, "hands": None},
+        {**body, "format": "swiss"},
+        {**body, "rules": {"preset": "cutthroat"}},
+        {**body, "bidding": ["nonsense", None, None]},
+        {**body, "bidding": [None]},
+        {**body, "format": "pairs", "members": members[:5]},
+    ]:
+        answer = await http.post(f"/api/clubs/{club.id}/nights", json=wrong, headers=host)
+        assert answer.status_code == 422, (wrong, answer.text)
+        assert "detail" in answer.json()
+    missing = await http.get(f"/api/clubs/{club.id}/nights/nosuchnight", headers=host)
+    assert missing.status_code == 404
+    elsewhere = await http.get(
+        f"/api/clubs/{other.id}/nights/{night}", headers=bearer(other.host_token)
+    )
+    assert elsewhere.status_code == 404
+    assert await night_of(http, club, night, club.host_token) == before
