@@ -296,10 +296,11 @@ function renderLinks() {
 
 function render() {
   const { night } = state;
-  const title = `${state.clubName ?? night.club_name ?? "Club"} night`;
+  const club = state.clubName ?? night.club_name;
+  const title = `${club ? `${club}: ` : ""}club night${state.board ? " standings" : ""}`;
   document.body.classList.toggle("night-board", state.board);
-  document.title = `Spades — ${title}${state.board ? ": standings" : ""}`;
-  setText($("night-title"), state.board ? `${title}: standings` : title);
+  document.title = `Spades — ${title}`;
+  setText($("night-title"), title.charAt(0).toUpperCase() + title.slice(1));
   setText($("night-status"), statusWords());
   $("club-link").hidden = state.board && !clubHeld().member && !clubHeld().host;
   renderYou();
