@@ -494,6 +494,21 @@ class NightWatch(TypedDict):
     standings: list[NightStanding]
 
 
+class NightListed(TypedDict):
+    """A night as its club's page lists it: enough to show that it is on, and to link it."""
+
+    id: str
+    status: NightStatus
+    round: int
+    rounds: int
+
+
+class ClubNights(TypedDict):
+    """The club's latest nights, newest first."""
+
+    nights: list[NightListed]
+
+
 # Every preset's full rules, by name.
 Presets = dict[str, RulesShown]
 # The lobby: listed tables that are waiting or playing, newest first.
@@ -517,4 +532,5 @@ ANSWERS: dict[str, Any] = {
     "ClubInvite": ClubInvite,
     "ClubNight": ClubNight,
     "NightWatch": NightWatch,
+    "ClubNights": ClubNights,
 }

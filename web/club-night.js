@@ -24,25 +24,25 @@ const ROUND_RULES = [
 
 const $ = (id) => document.getElementById(id);
 
-/** Every night of the club still on (not over), as the club page's answer lists them. */
-function nightsOn(club) {
-  return (club.nights ?? []).filter((night) => night.status !== "over");
+/** The club's nights still on, from GET /api/clubs/{id}/nights (newest first). */
+async function nightsOn(clubId, token) {
+  /** @type {import('./protocol-types.js').ClubNights} */
+  const answer = await api(`/api/clubs/${encodeURIComponent(clubId)}/nights`, { token });
+  return answer.nights.filter((night) => night.status !== "over");
 }
 
+/** @param {import('./protocol-types.js').NightListed} night */
 function roundsOn(night) {
-  const rounds = night.rounds ?? night.schedule?.length ?? 0;
-  if (night.status === "waiting" || !night.round) return `${rounds} rounds, starting soon`;
-  return `round ${night.round} of ${rounds}`;
+  if (night.status === "waiting") return `${night.rounds} round${night.rounds === 1 ? "" : "s"}, starting soon`;
+  return `round ${night.round} of ${night.rounds}`;
 }
 
-function renderOn(box, clubId, club) {
-  const nights = nightsOn(club);
-  patch(box, nights.length ? nights.map((night) =>
+function renderOn(box, clubId, nights) {
+  patch(box, nights.map((night) =>
     el("div", { key: night.id, class: "night-on", dataset: { night: night.id } },
       el("p", {}, el("strong", {}, "A club night is on: "), roundsOn(night), "."),
       el("a", { class: "button primary open-night", href: nightPath(clubId, night.id) }, "Go to the night"),
-      " ",
-      el("a", { class: "button", href: `${nightPath(clubId, night.id)}/standings` }, "Standings"))) : null);
+      el("a", { class: "button", href: `${nightPath(clubId, night.id)}/standings` }, "Standings"))));
 }
 
 const chosen = () => [...document.querySelectorAll("#night-members input:checked")].map((box) => box.value);
@@ -155,13 +155,17 @@ function buildForm(form, clubId, hostToken) {
  * The club page's night section in `box`: the nights on, and for the host the form.
  * `held` is what this browser holds for the club ({member, host, invite}).
  */
-export function renderClubNight(box, { clubId, club, held }) {
+export async function renderClubNight(box, { clubId, club, held }) {
   if (!box.childElementCount) {
     fill(box, el("div", { id: "nights-on", class: "nights-on" }),
       el("form", { id: "night-form", class: "start night-form", novalidate: true, hidden: true,
         "aria-labelledby": "night-form-title" }));
   }
-  renderOn($("nights-on"), clubId, club);
+  try {
+    renderOn($("nights-on"), clubId, await nightsOn(clubId, held.member || held.host));
+  } catch {
+    /* the list stays as it was; the next refresh asks again */
+  }
   const form = $("night-form");
   // The host token in this browser, whether or not the page was read as a member.
   form.hidden = !held.host;

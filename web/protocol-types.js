@@ -165,6 +165,12 @@
  */
 
 /**
+ * The club's latest nights, newest first.
+ * @typedef {Object} ClubNights
+ * @property {Array<NightListed>} nights
+ */
+
+/**
  * Everything the club page shows: members (with stats and ratings), the
  * leaderboard (member ids, best rating first), live tables, games (abandoned ones, then
  * the latest 100 finished, newest first; `games_total` counts them all, the rest are
@@ -398,6 +404,15 @@
  * @property {number} opponent_ideal
  * @property {number} sit_out_min
  * @property {number} sit_out_max
+ */
+
+/**
+ * A night as its club's page lists it: enough to show that it is on, and to link it.
+ * @typedef {Object} NightListed
+ * @property {string} id
+ * @property {"waiting"|"playing"|"over"} status
+ * @property {number} round
+ * @property {number} rounds
  */
 
 /**

@@ -21,7 +21,7 @@ from server.api.ratelimit import limit_writes
 from server.clubs.nights import NightRefused, Nights
 from server.clubs.pairing import MAX_MEMBERS, MIN_MEMBERS
 from server.engine.rules import MAX_HANDS, MAX_SCORE
-from server.protocol import ClubNight, NightWatch
+from server.protocol import ClubNight, ClubNights, NightWatch
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
 router = APIRouter(prefix="/api", tags=["club nights"])
@@ -113,6 +113,14 @@ async def create_night(
             body.turn_seconds,
             body.seed,
         )
+
+
+@router.get("/clubs/{club_id}/nights")
+async def club_nights(club_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep) -> ClubNights:
+    """The club's latest nights, for its page to show the one that is on (a member or
+    the host)."""
+    await viewer_of(clubs, club_id, token)
+    return await nights.listed(club_id)
 
 
 @router.get("/clubs/{club_id}/nights/{night_id}")

@@ -28,7 +28,9 @@ from server.engine import Rules
 from server.engine.rules import MAX_SCORE, RuleFields
 from server.protocol import (
     ClubNight,
+    ClubNights,
     NightEvenness,
+    NightListed,
     NightRound,
     NightStanding,
     NightStatus,
@@ -46,6 +48,8 @@ log = structlog.get_logger(__name__)
 
 # The bot that plays the seats nobody is scheduled for.
 NIGHT_BOT = "advanced"
+# Nights a club's page lists: the latest few (one is on at a time, as a rule).
+LISTED = 5
 
 
 class NightRefused(Exception):
@@ -222,6 +226,21 @@ class Nights:
         if with_watch:
             answer["watch_url"] = watch_url(night)
         return answer
+
+    async def listed(self, club_id: str) -> ClubNights:
+        """The club's latest nights (`LISTED`), newest first, each with its status."""
+        shown = []
+        for night in await self.store.latest(club_id, LISTED):
+            games = [] if night.ended else await self.store.games(night.id)
+            shown.append(
+                NightListed(
+                    id=night.id,
+                    status=self.status(night, games),
+                    round=night.round,
+                    rounds=night.rounds,
+                )
+            )
+        return ClubNights(nights=shown)
 
     async def watch(self, night_id: str, token: str) -> NightWatch:
         """What the watch link shows; 403 for a wrong link, whether the night exists or not."""

@@ -112,6 +112,17 @@ class NightStore:
                 return None
             return night_record(row)
 
+    async def latest(self, club_id: str, count: int) -> list[NightRecord]:
+        """The club's `count` latest nights, newest first."""
+        async with self.sessions() as session:
+            rows = await session.scalars(
+                select(ClubNightRow)
+                .where(ClubNightRow.club_id == club_id)
+                .order_by(ClubNightRow.created.desc(), ClubNightRow.id)
+                .limit(count)
+            )
+            return [night_record(row) for row in rows]
+
     async def by_id(self, night_id: str) -> NightRecord | None:
         async with self.sessions() as session:
             row = await session.get(ClubNightRow, night_id)

@@ -97,7 +97,9 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
 
     # Ann opens her club page: the night is on, one tap away.
     ann = open_page(f"/c/{made['id']}#member={tokens['Ann']}")
-    ann.goto(night_path)  # TODO club page listing
+    on = ann.locator("#nights-on .night-on", has_text="A club night is on: 2 rounds, starting soon")
+    on.wait_for()
+    ann.locator("#nights-on a.open-night").click()
     ann.wait_for_url(f"**{night_path}")
     ann.locator("#night-you", has_text="Round 1:").wait_for()
 
