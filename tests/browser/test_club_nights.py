@@ -172,3 +172,78 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
     found = {"member": serious_violations(ann), "host": serious_violations(host)}
     found["board, phone"] = serious_violations(boards[1])
     assert not any(found.values()), found
+
+
+def test_the_host_starts_an_odd_night_then_pauses_substitutes_adds_and_ends_it(open_page) -> None:
+    """Five members: one sits out each round, round 2 with team bids; the host pauses and
+    resumes, puts the member sitting out in for another, adds a late arrival to the
+    rounds to come, and ends the night (asked twice)."""
+    host = open_page("/")
+    made = host.request.post("/api/clubs", data={"name": "Odd night"}).json()
+    for name in NAMES[:5]:
+        host.request.post(
+            f"/api/clubs/{made['id']}/members", data={"name": name, "invite": made["invite"]}
+        )
+    host.goto(f"/c/{made['id']}#host={made['host_token']}")
+    host.locator("#night-members input").nth(4).wait_for()
+    host.locator("#start-night").click()
+    host.locator("#night-form-error", has_text="Choose 4 to 32 members").wait_for()
+    host.locator("#night-everyone").click()
+    host.locator("#night-count", has_text="5 chosen: 1 table, 1 over.").wait_for()
+    host.get_by_label("Members sit out in turn").check()
+    host.locator("#night-rounds").fill("2")
+    host.locator("#night-hands").fill("1")
+    host.locator("#night-round-rule-2").select_option("team")
+    host.locator("#start-night").click()
+    host.wait_for_url("**/night/*")
+    night_id = urlsplit(host.url).path.split("/")[-1]
+    rounds = host.locator("#night-schedule > li")
+    rounds.nth(1).wait_for()
+    assert "Sitting out:" in rounds.nth(0).text_content()
+    read = host.request.get(
+        f"/api/clubs/{made['id']}/nights/{night_id}",
+        headers={"Authorization": f"Bearer {made['host_token']}"},
+    ).json()
+    assert read["fill"] == "sit_out" and read["hands"] == 1
+    assert [rules["bidding"] for rules in read["rules"]] == ["individual", "team"]
+
+    # Paused, no round starts (the button says why); resumed, it may.
+    host.locator("#night-pause").click()
+    host.locator("#night-pause", has_text="Resume the night").wait_for()
+    assert host.locator("#night-next").is_disabled()
+    assert "paused" in host.locator("#night-next-help").text_content()
+    host.locator("#night-status", has_text="The host paused the night.").wait_for()
+    host.locator("#night-pause").click()
+    host.locator("#night-next:not([disabled])").wait_for()
+
+    # The member sitting out round 1 comes in for the first one seated.
+    out = read["schedule"][0]["sitting_out"][0]
+    leaving = read["schedule"][0]["tables"][0]["seats"][0]
+    host.locator("#night-substitute summary").click()
+    host.locator("#night-sub-out").select_option(leaving)
+    host.locator("#night-sub-in").select_option(out)
+    host.locator("#night-sub-go").click()
+    names = read["names"]
+    rounds.nth(0).locator("li", has_text=f"Sitting out: {names[leaving]}").wait_for()
+
+    # A late arrival joins the club, then the night's rounds to come.
+    host.request.post(
+        f"/api/clubs/{made['id']}/members", data={"name": "Ivy", "invite": made["invite"]}
+    )
+    host.reload()
+    host.locator("#night-late summary").click()
+    host.locator("#night-late label", has_text="Ivy").locator("input").check()
+    host.locator("#night-late-go").click()
+    host.locator("#night-schedule", has_text="Ivy").wait_for()
+    assert host.locator("#night-late").count() == 0  # nobody else left to add
+
+    # Round 1 starts; the host ends the night, asked first.
+    host.locator("#night-next").click()
+    host.locator("#night-tables a.watch").first.wait_for()
+    host.locator("#night-end").click()
+    host.locator("#night-end-keep").click()
+    host.locator("#night-end").click()
+    host.locator("#night-end-sure").click()
+    host.locator("#night-status", has_text="The host ended the night").wait_for()
+    assert host.locator("#night-next").count() == 0 and host.locator("#night-end").count() == 0
+    assert host.locator("#night-error").text_content() == ""
