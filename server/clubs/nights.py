@@ -15,6 +15,7 @@ Who may ask is checked by the HTTP layer (`server.api.nights`); every refusal he
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
@@ -151,7 +152,8 @@ class Nights:
             every.append(fields)
         seed = secrets.randbits(62) if seed is None else seed
         try:
-            rounds_made = schedule(members, rounds, format, fill, seed)
+            # Up to a second of work for 32 members: beside the loop, not on it.
+            rounds_made = await asyncio.to_thread(schedule, members, rounds, format, fill, seed)
         except ValueError as invalid:
             raise NightRefused(422, f"members: {invalid}.") from None
         night = NightRecord(
@@ -413,8 +415,14 @@ class Nights:
         everyone = [*night.members, *members]
         played = rounds_of(night)[: night.round]
         try:
-            rounds_made = schedule(
-                everyone, night.rounds, fill_format(night), fill_of(night), night.seed, played
+            rounds_made = await asyncio.to_thread(
+                schedule,
+                everyone,
+                night.rounds,
+                fill_format(night),
+                fill_of(night),
+                night.seed,
+                played,
             )
         except ValueError as invalid:
             raise NightRefused(422, f"members: {invalid}.") from None

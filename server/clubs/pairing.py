@@ -15,8 +15,8 @@ game). `None` in a seat is a bot.
   circle method over pairs; a round robin again when the rounds outlast it).
 
 When the members are not a multiple of 4, `fill` says what to do: "sit_out" (the
-members who have missed the fewest rounds sit out, ties in a seeded order, so nobody
-sits out twice before everyone has once) or "bots" (bots in the empty seats).
+members who have missed the fewest rounds sit out, so nobody sits out twice before
+everyone has once) or "bots" (bots in the empty seats).
 
 `evenness` measures a schedule against the ideal: how often the most-paired two
 partnered and opposed, beside the least that the numbers allow (docs/clubs.md).
@@ -40,7 +40,17 @@ MAX_MEMBERS = 32
 # any spread of opponents within a round.
 PARTNER_WEIGHT = 1 << 20
 BOT_PAIR = 1 << 40
+# Restarts of a round's search (fewer for many tables, where each costs more).
 RESTARTS = 6
+# Trades tried by `polish` over a whole schedule.
+POLISH_MOVES = 6_000
+POLISH_PER_TABLE = 60
+# Under this many members (one or two tables), several choices of who sits out among
+# equals are tried.
+SMALL_NIGHT = 12
+SIT_OUT_TRIES = 6
+# Whole schedules made for a small night, the most even kept.
+ATTEMPTS = 6
 
 
 @dataclass(frozen=True)
@@ -84,9 +94,24 @@ def schedule(
             raise ValueError("fixed pairs need an even number of members")
         return [*played, *_pairs_rounds(list(members), rounds, fill, len(played))]
     rng = random.Random(seed)
+    best: tuple[tuple[int, int, int], list[Round]] | None = None
+    # A small night is cheap to make: the best of several.
+    for _attempt in range(ATTEMPTS if len(members) < SMALL_NIGHT else 1):
+        made = _rotating(list(members), rounds, fill, rng, list(played))
+        measure = evenness(members, made)
+        key = (measure.partner_max, measure.opponent_max, measure.sit_out_max)
+        if best is None or key < best[0]:
+            best = (key, made)
+    assert best is not None
+    return best[1]
+
+
+def _rotating(
+    members: list[str], rounds: int, fill: Fill, rng: random.Random, played: list[Round]
+) -> list[Round]:
     if not played and (len(members) % 4 == 0 or (len(members) % 4 == 1 and fill == "sit_out")):
-        return _circle_rounds(list(members), rounds, rng)
-    return [*played, *_searched_rounds(list(members), rounds, fill, rng, list(played))]
+        return _circle_rounds(members, rounds, rng)
+    return [*played, *_searched_rounds(members, rounds, fill, rng, played)]
 
 
 # -- fixed pairs -----------------------------------------------------------------------
@@ -152,6 +177,7 @@ def _circle_rounds(members: list[str], rounds: int, rng: random.Random) -> list[
         tables = _group(pairs, counts, rng)
         counts.add(tables)
         out.append(Round(tables, sitting))
+    polish(out, counts, rng)
     return out
 
 
@@ -186,6 +212,16 @@ class Counts:
             for a, b in ((s0, s1), (s0, s3), (s2, s1), (s2, s3)):
                 key = self.key(a, b)
                 self.opponents[key] = self.opponents.get(key, 0) + 1
+
+    def shift(self, a: Seat, b: Seat, by: int) -> int:
+        """Count `a` and `b` opposed `by` more times; the change of the polish's cost."""
+        key = self.key(a, b)
+        before = self.opponents.get(key, 0)
+        after = before + by
+        self.opponents[key] = after
+        if a is None or b is None:
+            return 0
+        return (1 << (2 * after)) - (1 << (2 * before))
 
     def partner_cost(self, a: Seat, b: Seat) -> int:
         if a is None and b is None:
@@ -222,19 +258,45 @@ def _searched_rounds(
     for _index in range(len(played), rounds):
         bots = (-len(members)) % 4 if fill == "bots" else 0
         sit = len(members) % 4 if fill == "sit_out" else 0
-        # Those who missed the fewest rounds sit out; ties in the seeded order, which
-        # rotates (who sat out goes to its back).
-        order = sorted(members, key=lambda m: (counts.missed.get(m, 0), rank[m]))
-        sitting = order[:sit]
-        players: list[Seat] = [*order[sit:], *([None] * bots)]
-        tables = _arrange(players, counts, rng)
+        sitting, tables = _sit_out_and_arrange(members, sit, bots, counts, rank, rng)
         counts.add(tables)
         for member in sitting:
             counts.missed[member] = counts.missed.get(member, 0) + 1
         for member in sitting:
             rank[member] = max(rank.values()) + 1
         out.append(Round(tables, sitting))
+    polish(out, counts, rng)
     return out
+
+
+def _sit_out_and_arrange(
+    members: list[str],
+    sit: int,
+    bots: int,
+    counts: Counts,
+    rank: dict[str, int],
+    rng: random.Random,
+) -> tuple[list[str], list[list[Seat]]]:
+    """Who sits out this round, and the tables of the rest. Those who missed the fewest
+    rounds sit out; among equals, the seeded order (which rotates: who sat out goes to
+    its back), or, at one or two tables, whichever choice seats the rest best."""
+    order = sorted(members, key=lambda m: (counts.missed.get(m, 0), rank[m]))
+    choices = [order[:sit]]
+    if sit and len(members) < SMALL_NIGHT:
+        edge = counts.missed.get(order[sit - 1], 0)
+        fewer = [m for m in order if counts.missed.get(m, 0) < edge]
+        equal = [m for m in order if counts.missed.get(m, 0) == edge]
+        for _try in range(SIT_OUT_TRIES):
+            choices.append(fewer + rng.sample(equal, sit - len(fewer)))
+    best: tuple[int, list[str], list[list[Seat]]] | None = None
+    for sitting in choices:
+        players: list[Seat] = [m for m in order if m not in sitting]
+        tables = _arrange([*players, *([None] * bots)], counts, rng)
+        cost = sum(counts.table_cost(table) for table in tables)
+        if best is None or cost < best[0]:
+            best = (cost, sitting, tables)
+    assert best is not None
+    return best[1], best[2]
 
 
 def _arrange(players: list[Seat], counts: Counts, rng: random.Random) -> list[list[Seat]]:
@@ -242,13 +304,18 @@ def _arrange(players: list[Seat], counts: Counts, rng: random.Random) -> list[li
     best of a few seeded restarts of a local search over swaps of two seats."""
     best: list[Seat] = []
     best_cost = -1
-    for _restart in range(RESTARTS):
+    for _restart in range(restarts(len(players) // 4)):
         seats = players[:]
         rng.shuffle(seats)
         cost = _improve(seats, counts)
         if best_cost < 0 or cost < best_cost:
             best, best_cost = seats, cost
     return [best[i : i + 4] for i in range(0, len(best), 4)]
+
+
+def restarts(tables: int) -> int:
+    """Restarts of a round's search: more for few tables, where each is cheap."""
+    return max(2, min(RESTARTS, 12 // max(tables, 1)))
 
 
 def _improve(seats: list[Seat], counts: Counts) -> int:
@@ -281,7 +348,7 @@ def _group(pairs: list[tuple[str, str]], counts: Counts, rng: random.Random) -> 
     search, over swaps of whole partnerships)."""
     best: list[tuple[str, str]] = []
     best_cost = -1
-    for _restart in range(RESTARTS):
+    for _restart in range(restarts(len(pairs) // 2)):
         order = pairs[:]
         rng.shuffle(order)
         cost = _improve_pairs(order, counts)
@@ -317,6 +384,51 @@ def _improve_pairs(order: list[tuple[str, str]], counts: Counts) -> int:
                 else:
                     order[i], order[j] = order[j], order[i]
     return sum(_pair_table(order[i], order[i + 1], counts) for i in range(0, len(order), 2))
+
+
+def polish(rounds: list[Round], counts: Counts, rng: random.Random) -> None:
+    """Spread opponents over the whole schedule (in place, `counts` kept up to date):
+    random trades of a partnership between two tables of a round, kept when they do not
+    raise the sum of 4 ** (times opposed) over every two members. Partners never change."""
+    movable = [index for index, entry in enumerate(rounds) if len(entry.tables) > 1]
+    if not movable:
+        return
+    budget = POLISH_PER_TABLE * sum(len(rounds[index].tables) for index in movable)
+    for _move in range(min(POLISH_MOVES, budget)):
+        tables = rounds[rng.choice(movable)].tables
+        first, second = rng.sample(range(len(tables)), 2)
+        a, b = tables[first], tables[second]
+        # Partnerships: seats (0, 2) and (1, 3). Trade one of a's for one of b's.
+        pa, pb = rng.randrange(2), rng.randrange(2)
+        mine = (a[pa], a[pa + 2])
+        theirs = (b[pb], b[pb + 2])
+        stays_a = (a[1 - pa], a[3 - pa])
+        stays_b = (b[1 - pb], b[3 - pb])
+        delta = 0
+        for x in mine:
+            for y in stays_a:
+                delta += counts.shift(x, y, -1)
+            for y in stays_b:
+                delta += counts.shift(x, y, +1)
+        for x in theirs:
+            for y in stays_b:
+                delta += counts.shift(x, y, -1)
+            for y in stays_a:
+                delta += counts.shift(x, y, +1)
+        if delta <= 0:
+            a[pa], a[pa + 2] = theirs
+            b[pb], b[pb + 2] = mine
+            continue
+        for x in mine:
+            for y in stays_a:
+                counts.shift(x, y, +1)
+            for y in stays_b:
+                counts.shift(x, y, -1)
+        for x in theirs:
+            for y in stays_b:
+                counts.shift(x, y, +1)
+            for y in stays_a:
+                counts.shift(x, y, -1)
 
 
 # -- the measure -----------------------------------------------------------------------------
