@@ -117,12 +117,21 @@ function seatWords(place, seats) {
   return `${tableLabel(place.table)}: ${others.join(", ")}.`;
 }
 
-const over = (info) => info?.status === "over" || info?.status === "ended";
+/** A table's status: the night's own word for it, else what the table said last. */
+function statusOf(id) {
+  for (const round of state.night.schedule) {
+    const found = round.tables.find((table) => table.table === id);
+    if (found?.status) return found.status;
+  }
+  return state.tables.get(id)?.status ?? null;
+}
+
+const over = (id) => ["over", "ended"].includes(statusOf(id));
 
 /** Whether every table of the round being played has finished its game. */
 function roundDone() {
   const { night } = state;
-  return night.round > 0 && night.tables.length > 0 && night.tables.every((id) => over(state.tables.get(id)));
+  return night.round > 0 && night.tables.length > 0 && night.tables.every(over);
 }
 
 function statusWords() {
@@ -168,8 +177,7 @@ function follow() {
   if (!you() || night.status !== "playing") return;
   const place = placeOf(you(), night.round);
   if (!place?.id || state.refused === place.id) return;
-  const info = state.tables.get(place.id);
-  if (!info || over(info)) return;
+  if (statusOf(place.id) === null || over(place.id)) return;
   if (remembered.get(seatKey(place.id)) && state.seenRound === night.round) return;
   goToSeat(place);
 }
@@ -182,7 +190,7 @@ function renderYou() {
     round.sitting_out.includes(member) || round.tables.some((table) => table.seats.includes(member)));
   if (box.hidden) return;
   const now = placeOf(member, night.round);
-  const playing = night.status === "playing" && now?.id && !over(state.tables.get(now.id));
+  const playing = night.status === "playing" && now?.id && !over(now.id);
   const next = night.status !== "over" && !playing ? night.round + 1 : null;
   const lines = [];
   if (playing) {
@@ -234,13 +242,15 @@ function renderStandings() {
 
 const signed = (value) => (value > 0 ? `+${value}` : String(value));
 
-function tableStatus(info) {
-  if (!info) return "";
-  if (info.status === "waiting") return "waiting for players";
-  if (info.status === "ended") return "ended by the host";
-  const score = info.scores.map((side) => side.score).join(" to ");
-  if (info.status === "over") return `game over${score ? `, ${score}` : ""}`;
-  return `hand ${info.hands_played + 1}${score ? `, ${score}` : ""}`;
+function tableStatus(id) {
+  const status = statusOf(id);
+  const info = state.tables.get(id);
+  const score = info?.scores.map((side) => side.score).join(" to ") ?? "";
+  if (status === "waiting") return "waiting for players";
+  if (status === "ended") return "ended by the host";
+  if (status === "over") return `game over${score ? `, ${score}` : ""}`;
+  if (status === "playing") return `hand ${(info?.hands_played ?? 0) + 1}${score ? `, ${score}` : ""}`;
+  return "";
 }
 
 function renderTables() {
@@ -254,7 +264,7 @@ function renderTables() {
       el("div", { class: "table-row-text" },
         el("strong", {}, tableLabel(index)),
         el("span", {}, sidesWords(seats)),
-        el("span", { class: "muted table-state" }, tableStatus(state.tables.get(id)))),
+        el("span", { class: "muted table-state" }, tableStatus(id))),
       el("a", {
         class: "button watch", href: `/t/${encodeURIComponent(id)}`,
         "aria-label": `${mine ? "Your table" : "Watch"}: ${tableLabel(index)}`,
@@ -317,6 +327,7 @@ function render() {
   }
 }
 
+/** The round's tables as anyone may see them (the scores and hands for the list). */
 async function readTables() {
   const ids = state.night.tables;
   const answers = await Promise.all(ids.map((id) =>
@@ -332,7 +343,8 @@ async function readNight(how) {
 }
 
 async function poll() {
-  if (state.polling) return;
+  // A page nobody looks at asks nothing; it asks at once when it is seen again.
+  if (state.polling || document.hidden) return;
   const how = reader();
   if (!how) {
     setText($("night-status"), "This night is private: open it from the club page, or with the night's standings link.");
@@ -364,3 +376,4 @@ readFragment();
 $("club-link").href = `/c/${encodeURIComponent(clubId)}`;
 poll();
 setInterval(poll, POLL_MS);
+document.addEventListener("visibilitychange", poll);
