@@ -54,9 +54,11 @@ def table_of(page) -> str:
     return page.url.split("/t/")[1].split("#")[0]
 
 
-def play_the_round(page, night_path: str) -> str:
+def play_the_round(page, night_path: str, *, stay: bool = False) -> str:
     """At her table, the member plays whatever she is offered until the game is over;
-    then her page takes her back to the night by itself. Returns the table's id."""
+    then her page takes her back to the night by itself (or, with `stay`, she chooses to
+    stay, looks at the table on a phone, and goes back with the button). Returns the
+    table's id."""
     page.wait_for_url("**/t/*")
     table = table_of(page)
     page.locator(".seat .badge.you").wait_for()
@@ -65,7 +67,20 @@ def play_the_round(page, night_path: str) -> str:
         assert time.monotonic() < deadline, "the round's game did not end"
         if not act_once(page, 1):
             page.wait_for_timeout(50)
-    page.locator("#night-return .night-back").wait_for()
+    back = page.locator("#night-return .night-back")
+    back.wait_for()
+    if stay:
+        page.locator("#night-return .night-stay").click()
+        assert page.evaluate("document.activeElement.classList.contains('night-back')")
+        assert "in a few seconds" not in page.locator("#night-return").text_content()
+        page.set_viewport_size(PHONE)
+        box = page.locator("#night-return").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        assert table_of(page) == table
+        screenshot(page, "club-night-table-over-360", full_page=False)
+        back.click()
+        page.set_viewport_size(LAPTOP)
     page.wait_for_url(f"**{night_path}", timeout=15_000)
     return table
 
@@ -137,7 +152,7 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
 
     # Round 2: the host starts it from the night page; Ann's page follows her there.
     host.locator("#night-next:not([disabled])", has_text="Start round 2").click()
-    second = play_the_round(ann, night_path)
+    second = play_the_round(ann, night_path, stay=True)
     assert second != first
     ann.locator("#night-status", has_text="The night is over").wait_for(timeout=60_000)
     ann.locator("#night-you", has_text="You finished").wait_for()
