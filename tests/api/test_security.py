@@ -248,19 +248,13 @@ async def test_the_lobby_and_a_table_page_load_in_chromium_with_no_csp_violation
             for name in ("Bo", "Cy", "Di"):
                 joining = {"name": name, "invite": club["invite"]}
                 await page.request.post(f"/api/clubs/{club['id']}/members", data=joining)
-            members = [
-                m["id"]
-                for m in (
-                    await (await page.request.get(f"/api/clubs/{club['id']}", headers=host)).json()
-                )["members"]
-            ]
-            night = await (
-                await page.request.post(
-                    f"/api/clubs/{club['id']}/nights",
-                    headers=host,
-                    data={"members": members, "rounds": 1, "hands": 1},
-                )
-            ).json()
+            listed = await page.request.get(f"/api/clubs/{club['id']}", headers=host)
+            members = [member["id"] for member in (await listed.json())["members"]]
+            wanted = {"members": members, "rounds": 1, "hands": 1}
+            made_night = await page.request.post(
+                f"/api/clubs/{club['id']}/nights", headers=host, data=wanted
+            )
+            night = await made_night.json()
             for path in (
                 f"/c/{club['id']}/night/{night['id']}#host={club['host_token']}",
                 night["watch_url"],
