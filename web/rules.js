@@ -209,7 +209,8 @@ export function rulesSummary(rules, presetName = rules?.preset) {
   if (rules.min_team_bid) parts.push(`min bid ${rules.min_team_bid}`);
   if (rules.first_lead === "two_clubs") parts.push("2♣ leads");
   if (rules.first_lead === "lowest_club") parts.push("lowest club");
-  parts.push(`to ${rules.target_score ?? 500}`);
+  if (rules.hand_limit) parts.push(`${rules.hand_limit} hands`);
+  else parts.push(`to ${rules.target_score ?? 500}`);
   if (rules.lose_score !== null && rules.lose_score !== undefined) parts.push(`lose at ${rules.lose_score}`);
   return parts.join(" · ");
 }

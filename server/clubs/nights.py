@@ -319,12 +319,12 @@ class Nights:
         if night.round > 0 and not complete(night, games):
             await self.make_round(night, night.round)
             return await self.read(await self.night(night.club_id, night.id)), False
+        if night.paused:
+            raise NightRefused(409, "The night is paused: resume it first.")
         if not round_over(night.round, night.schedule, games):
             raise NightRefused(409, f"Round {night.round} is still being played.")
         if night.round >= night.rounds:
             raise NightRefused(409, "The night's last round is over.")
-        if night.paused:
-            raise NightRefused(409, "The night is paused: resume it first.")
         if not await self.store.start_round(night.id, night.round):
             raise NightRefused(409, "That round has just been started.")
         started = replace(night, round=night.round + 1)

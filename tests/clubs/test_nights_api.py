@@ -5,10 +5,12 @@ seat of someone else, junk ids: each a clear 4xx that changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
 
+from server.app import create_app
 from tests.clubs.playing import Club, bearer, make_club
 from tests.realtime.test_protocol import check, published_schema
 
@@ -183,3 +185,116 @@ async def test_strangers_members_and_junk_get_4xx_and_change_nothing(http):
     )
     assert elsewhere.status_code == 404
     assert await night_of(http, club, night, club.host_token) == before
+
+
+async def test_two_servers_on_one_database_share_the_night(settings):
+    """Two apps (two processes' worth) on one database: a round started on both at
+    once starts once; a table made by one gives the member their seat through the other;
+    both read the same night."""
+    first, second = create_app(settings), create_app(settings)
+    async with first.router.lifespan_context(first), second.router.lifespan_context(second):
+        a = httpx.AsyncClient(transport=httpx.ASGITransport(app=first), base_url="http://a")
+        b = httpx.AsyncClient(transport=httpx.ASGITransport(app=second), base_url="http://b")
+        async with a, b:
+            club = await make_club(a, NAMES[:8])
+            made, _body = await make_night(a, club, fill="bots")
+            assert made.status_code == 201, made.text
+            night = made.json()["id"]
+            host = bearer(club.host_token)
+            answers = await asyncio.gather(
+                a.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=host),
+                b.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=host),
+            )
+            assert sorted(answer.status_code for answer in answers) == [201, 409]
+            shown_a = await night_of(a, club, night, club.host_token)
+            shown_b = await night_of(b, club, night, club.token(next(iter(club.members))))
+            assert shown_a["round"] == shown_b["round"] == 1
+            assert shown_a["tables"] == shown_b["tables"] and len(shown_a["tables"]) == 2
+            for position, table_id in enumerate(shown_a["tables"]):
+                seats = shown_a["schedule"][0]["tables"][position]["seats"]
+                for seat, member in enumerate(seats):
+                    for client in (b, a):
+                        taken = await client.post(
+                            f"/api/tables/{table_id}/seats/{seat}",
+                            json={"name": "x", "member_token": club.token(member)},
+                        )
+                        assert taken.status_code == 200, taken.text
+            ended = await b.post(f"/api/clubs/{club.id}/nights/{night}/end", headers=host)
+            assert ended.status_code == 200 and ended.json()["status"] == "over"
+            final = await night_of(a, club, night, club.host_token)
+            assert final["status"] == "over" and final["ended"]
+            assert all(t["status"] == "ended" for t in final["schedule"][0]["tables"])
+            again = await a.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=host)
+            assert again.status_code == 409
+
+
+async def test_late_arrivals_a_substitute_and_a_pause(settings):
+    # Bots that take their time: round 1 is surely still being played throughout.
+    slow = create_app(settings.model_copy(update={"bot_delay": 2.0}))
+    async with slow.router.lifespan_context(slow):
+        transport = httpx.ASGITransport(app=slow)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            await late_substitute_pause(http)
+
+
+async def late_substitute_pause(http: httpx.AsyncClient) -> None:
+    club = await make_club(http, [*NAMES[:8], "Jo", "Kit"])
+    members = list(club.members)
+    early, late = members[:8], members[8:]
+    host = bearer(club.host_token)
+    made = await http.post(
+        f"/api/clubs/{club.id}/nights",
+        json={"members": early, "rounds": 3, "hands": 1, "format": "rotating"},
+        headers=host,
+    )
+    assert made.status_code == 201
+    night = made.json()
+    url = f"/api/clubs/{club.id}/nights/{night['id']}"
+
+    # Round 1 starts; Jo arrives: rounds 2 and 3 are scheduled again with Jo.
+    assert (await http.post(f"{url}/next", headers=host)).status_code == 201
+    added = await http.post(f"{url}/members", json={"members": [late[0]]}, headers=host)
+    assert added.status_code == 200, added.text
+    now = added.json()
+    assert now["schedule"][0] == {**night["schedule"][0], **now["schedule"][0]}
+    assert [t["seats"] for t in now["schedule"][0]["tables"]] == [
+        t["seats"] for t in night["schedule"][0]["tables"]
+    ]
+    for entry in now["schedule"][1:]:
+        seated = [m for t in entry["tables"] for m in t["seats"]]
+        assert sorted(seated + entry["sitting_out"]) == sorted([*early, late[0]])
+    again = await http.post(f"{url}/members", json={"members": [late[0]]}, headers=host)
+    assert again.status_code == 409
+    assert (await night_of(http, club, night["id"], club.host_token))["schedule"] == now["schedule"]
+
+    # Kit takes the place of a member playing round 1: the seat is Kit's at once.
+    out = now["schedule"][0]["tables"][0]["seats"][2]
+    swapped = await http.post(f"{url}/substitute", json={"out": out, "in": late[1]}, headers=host)
+    assert swapped.status_code == 200, swapped.text
+    table_id = swapped.json()["tables"][0]
+    assert swapped.json()["schedule"][0]["tables"][0]["seats"][2] == late[1]
+    info = (await http.get(f"/api/tables/{table_id}")).json()
+    assert info["seats"][2]["name"] == "Kit"
+    kit = await http.post(
+        f"/api/tables/{table_id}/seats/2", json={"name": "x", "member_token": club.token(late[1])}
+    )
+    assert kit.status_code == 200
+    gone = await http.post(
+        f"/api/tables/{table_id}/seats/2", json={"name": "x", "member_token": club.token(out)}
+    )
+    assert gone.status_code == 403
+    # A member already at a table of this round cannot be put at another seat.
+    busy = swapped.json()["schedule"][0]["tables"][1]["seats"][0]
+    twice = await http.post(f"{url}/substitute", json={"out": late[1], "in": busy}, headers=host)
+    assert twice.status_code == 409
+
+    # Paused: no round starts until it resumes.
+    paused = await http.post(f"{url}/pause", json={"paused": True}, headers=host)
+    assert paused.status_code == 200 and paused.json()["paused"]
+    held = await http.post(f"{url}/next", headers=host)
+    assert held.status_code == 409 and "paused" in held.json()["detail"]
+    resumed = await http.post(f"{url}/pause", json={"paused": False}, headers=host)
+    assert resumed.status_code == 200 and not resumed.json()["paused"]
+    playing = await http.post(f"{url}/next", headers=host)
+    assert playing.status_code == 409 and "still being played" in playing.json()["detail"]
+    assert (await night_of(http, club, night["id"], club.host_token))["round"] == 1

@@ -60,6 +60,41 @@ def test_tied_leaders_play_another_hand():
     assert game.phase != "over" and game.winner is None and game.hand_number == 2
 
 
+def test_a_hand_limit_ends_the_game_after_that_hand_the_highest_score_winning():
+    rules = Rules.preset("standard", hand_limit=1)
+    game, events = side_zero_takes_all(rules, [[0, 0], [0, 0]])
+    assert game.phase == "over" and game.winner == 0 and game.turn == []
+    assert game.hand_number == 1 and len(game.hand_results) == 1
+    assert events[-1] == {"type": "game_over", "winner": 0, "scores": game.scores}
+    assert game.view(None)["winner"] == 0
+    # Saved and restored, the game stays over.
+    restored = Game.from_state(json.loads(json.dumps(game.to_state())))
+    assert restored.phase == "over" and restored.winner == 0 and restored.legal(0) == []
+
+
+def test_a_hand_limit_ends_a_tied_game_without_a_winner():
+    rules = Rules.preset("standard", hand_limit=1)
+    game, events = side_zero_takes_all(rules, [[0, 0], [196, 0]])
+    assert [s["score"] for s in game.scores] == [176, 176]
+    assert game.phase == "over" and game.winner is None
+    assert events[-1] == {"type": "game_over", "winner": None, "scores": game.scores}
+    assert refused(game, 0, {"type": "bid", "bid": 3}).code == "game_over"
+
+
+def test_before_its_hand_limit_the_game_goes_on_and_the_target_still_ends_it():
+    rules = Rules.preset("standard", hand_limit=2)
+    game, _ = side_zero_takes_all(rules, [[0, 0], [0, 0]])
+    assert game.phase == "bid" and game.hand_number == 2
+    early, _ = side_zero_takes_all(rules, [[330, 0], [0, 0]])
+    assert early.phase == "over" and early.winner == 0 and early.hand_number == 1
+
+
+@pytest.mark.parametrize("limit", [0, -1, 101, True, "many"])
+def test_a_bad_hand_limit_is_refused(limit):
+    with pytest.raises(ValueError):
+        Rules.preset("standard", hand_limit=limit)
+
+
 def test_all_tricks_win_ends_the_game_at_once():
     rules = Rules.preset("standard", all_tricks="win")
     game, _ = side_zero_takes_all(rules, [[-400, 0], [450, 0]])
