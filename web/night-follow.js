@@ -1,7 +1,8 @@
 // A club night's tables on the table page: the night page remembers which night a table
 // belongs to when it seats a member there, and when that table's game ends while the
 // member watches, the table page takes them back to the night (its standings, the break
-// and their next seat) after a few seconds, with a button to go at once or to stay.
+// and their next seat) after a few seconds, with a button to go at once or to stay. A
+// rematch, which the night would not count, is not offered at such a table.
 
 import { el, fill, remembered } from "/static/dom.js";
 
@@ -36,6 +37,8 @@ export function followNight(tableId, status) {
   const before = follow.status;
   follow.status = status;
   if (!night) return;
+  // The night's game is the table's only one that counts: no rematch offered here.
+  document.body.classList.add("night-table");
   const done = status === "over" || status === "ended";
   let box = document.getElementById("night-return");
   if (!done) {

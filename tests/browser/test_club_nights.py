@@ -69,6 +69,7 @@ def play_the_round(page, night_path: str, *, stay: bool = False) -> str:
             page.wait_for_timeout(50)
     back = page.locator("#night-return .night-back")
     back.wait_for()
+    assert page.locator(".game-over .rematch").is_hidden()  # the night counts one game
     if stay:
         page.locator("#night-return .night-stay").click()
         assert page.evaluate("document.activeElement.classList.contains('night-back')")
