@@ -54,7 +54,22 @@ function renderCount() {
     : count > MAX_PLAYERS ? `${count} chosen: at most ${MAX_PLAYERS}.`
       : `${count} chosen: ${Math.floor(count / 4)} table${count >= 8 ? "s" : ""}${count % 4 ? `, ${count % 4} over` : ""}.`;
   $("night-count").textContent = words;
+  renderPairs();
   $("night-fill").hidden = count % 4 === 0;
+}
+
+/** With fixed pairs, the partners as the night will make them: ticked members two by two. */
+function renderPairs() {
+  const pairs = document.querySelector('input[name="night-format"]:checked')?.value === "pairs";
+  const names = [...document.querySelectorAll("#night-members input:checked")].map((box) => box.dataset.name);
+  const line = $("night-pairs");
+  line.hidden = !pairs;
+  if (!pairs) return;
+  const partners = [];
+  for (let index = 0; index + 1 < names.length; index += 2) partners.push(`${names[index]} & ${names[index + 1]}`);
+  line.textContent = names.length % 2
+    ? "Fixed pairs need an even number of members."
+    : `Partners, in the list's order: ${partners.join(" · ") || "tick the members who are here"}.`;
 }
 
 /** One bidding choice per round, kept when the number of rounds changes. */
@@ -134,7 +149,8 @@ function buildForm(form, clubId, hostToken) {
     el("fieldset", { class: "night-format" },
       el("legend", {}, "Partners"),
       radio("night-format", "rotating", "Rotating: new partners each round", true),
-      radio("night-format", "pairs", "Fixed pairs for the whole night", false)),
+      radio("night-format", "pairs", "Fixed pairs for the whole night", false),
+      el("p", { id: "night-pairs", class: "help muted", "aria-live": "polite", hidden: true })),
     numberField("night-rounds", "Rounds", 3, MAX_ROUNDS, "Each round is one game at every table."),
     numberField("night-hands", "Hands a round", 4, MAX_HANDS, "A round's game ends after this many hands."),
     el("fieldset", { class: "night-rules" },
@@ -147,6 +163,7 @@ function buildForm(form, clubId, hostToken) {
     el("p", { id: "night-form-error", class: "error", role: "alert" }),
     el("button", { id: "start-night", class: "primary", type: "submit" }, "Start the night"));
   $("night-members").addEventListener("change", renderCount);
+  form.querySelector(".night-format").addEventListener("change", renderPairs);
   $("night-rounds").addEventListener("input", renderRoundRules);
   renderRoundRules();
 }
@@ -173,7 +190,7 @@ export async function renderClubNight(box, { clubId, club, held }) {
   if (!form.childElementCount) buildForm(form, clubId, held.host);
   patch($("night-members"), club.members.filter((member) => !member.removed).map((member) =>
     el("label", { key: member.id, class: "choice" },
-      el("input", { type: "checkbox", value: member.id, dataset: { member: member.id } }),
+      el("input", { type: "checkbox", value: member.id, dataset: { member: member.id, name: member.name } }),
       ` ${member.name}`, member.id === club.you ? " (you)" : "")));
   renderCount();
 }

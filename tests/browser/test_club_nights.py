@@ -191,7 +191,8 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
 
 
 def test_the_host_starts_an_odd_night_then_pauses_substitutes_adds_and_ends_it(open_page) -> None:
-    """Five members: one sits out each round, round 2 with team bids; the host pauses and
+    """Five members: one sits out each round, round 2 with team bids (fixed pairs, tried
+    first, show the partners they would make); the host pauses and
     resumes, puts the member sitting out in for another, adds a late arrival to the
     rounds to come, and ends the night (asked twice)."""
     host = open_page("/")
@@ -207,6 +208,14 @@ def test_the_host_starts_an_odd_night_then_pauses_substitutes_adds_and_ends_it(o
     host.locator("#night-everyone").click()
     host.locator("#night-count", has_text="5 chosen: 1 table, 1 over.").wait_for()
     host.get_by_label("Members sit out in turn").check()
+    host.get_by_label("Fixed pairs for the whole night").check()
+    pairs = host.locator("#night-pairs")
+    pairs.filter(has_text="Fixed pairs need an even number of members.").wait_for()
+    host.locator("#night-members input").nth(4).uncheck()
+    pairs.filter(has_text="Partners, in the list's order: Ann & Bo · Cy & Di.").wait_for()
+    host.locator("#night-members input").nth(4).check()
+    host.get_by_label("Rotating: new partners each round").check()
+    assert pairs.is_hidden()
     host.locator("#night-rounds").fill("2")
     host.locator("#night-hands").fill("1")
     host.locator("#night-round-rule-2").select_option("team")
