@@ -8,10 +8,11 @@
 import { api, el, fill, patch } from "/static/dom.js";
 import { nightPath } from "/static/night-follow.js";
 
-export const MIN_PLAYERS = 4;
-export const MAX_PLAYERS = 32;
-const MAX_ROUNDS = 20;
-const MAX_HANDS = 20;
+// The server's bounds of a night.
+const MIN_PLAYERS = 4;
+const MAX_PLAYERS = 32;
+const MAX_ROUNDS = 40;
+const MAX_HANDS = 100;
 // A round's bidding: the club's rules, or one format for every table of the round.
 const ROUND_RULES = [
   ["", "The club's rules"],

@@ -178,11 +178,9 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
             page.wait_for_timeout(100)
             wider = page.evaluate("document.documentElement.scrollWidth - innerWidth")
             assert wider <= 0, f"{page.url} at {width}x{height}: {wider} px wider than the window"
-            place = page.locator("#standings tbody tr").first.bounding_box()
-            assert place and place["x"] >= 0 and place["x"] + place["width"] <= width, (
-                width,
-                place,
-            )
+            row = page.locator("#standings tbody tr").first.bounding_box()
+            inside = row is not None and row["x"] >= 0 and row["x"] + row["width"] <= width
+            assert inside, f"{page.url} at {width}x{height}: a standings row at {row}"
 
     # axe: the member's night page, the host's, and the board on a phone.
     found = {"member": serious_violations(ann), "host": serious_violations(host)}
