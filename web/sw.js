@@ -7,7 +7,7 @@
 // anything else never pass through here.
 
 // A new name for a new list: the old cache is dropped when this worker takes over.
-const CACHE = "spades-shell-2";
+const CACHE = "spades-shell-1";
 
 const SHELL = [
   "/",
@@ -33,8 +33,8 @@ const SHELL = [
   "/static/install.js",
   "/static/keys.js",
   "/static/links.js",
-  "/static/night-follow.js",
   "/static/lobby.js",
+  "/static/night-follow.js",
   "/static/qr.js",
   "/static/review.js",
   "/static/rules.js",
