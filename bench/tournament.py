@@ -2,8 +2,12 @@
 Prints figures, checks nothing.
 
 Run: ``.venv/bin/python bench/tournament.py expert advanced [--games 40]
-[--presets standard,competitive] [--target N] [--seed 0] [--jobs 2] [--samples N]
-[--budget-ms N]``
+[--presets standard,competitive] [--rules JSON] [--target N] [--seed 0] [--jobs 2]
+[--samples N] [--budget-ms N]``
+
+``--rules`` changes fields of every preset played, as a JSON object of rule overrides:
+``--presets standard --rules '{"bidding_formats": ["individual", "whiz", "mirror",
+"suicide"]}'`` plays a format night.
 
 A bot is a level name (``basic``, ``advanced``, ...: ``choose_action(rules, view, level,
 rng, samples=...)``) or ``package.module:function``, a function with the signature of
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import platform
 import random
@@ -42,6 +47,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -102,9 +108,11 @@ def play(
     bots: tuple[str, str],
     samples: int | None,
     target: int | None,
+    changes: dict[str, Any],
 ) -> Result:
-    """One game of deal seed ``seed``: bot A holds side ``a_side``, bot B the others."""
-    overrides = {} if target is None else {"target_score": target}
+    """One game of deal seed ``seed``: bot A holds side ``a_side``, bot B the others;
+    ``changes``: rule overrides on the preset."""
+    overrides = dict(changes) if target is None else {**changes, "target_score": target}
     rules = Rules.preset(preset, **overrides)
     decide = (resolve(bots[A], samples), resolve(bots[B], samples))
     game = Game(rules, seed=seed)
@@ -221,6 +229,9 @@ def main() -> None:
     parser.add_argument("--presets", default="standard,competitive")
     parser.add_argument("--samples", type=int, help="deals per card decision (the level's)")
     parser.add_argument("--budget-ms", type=float, help="expert time per decision")
+    parser.add_argument(
+        "--rules", type=json.loads, default={}, help="rule overrides on every preset, JSON"
+    )
     parser.add_argument("--target", type=int, help="target score (the preset's)")
     parser.add_argument("--seed", type=int, default=0, help="first deal seed")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
@@ -232,11 +243,22 @@ def main() -> None:
         resolve(bot, args.samples)
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     print(f"{bots[A]} against {bots[B]}; budget {os.environ.get('SPADES_BOT_BUDGET_MS', '-')} ms")
+    changes: dict[str, Any] = args.rules
+    if changes:
+        print(f"rule overrides: {json.dumps(changes)}")
     for preset in args.presets.split(","):
-        rotations = len(Rules.preset(preset).sides)
+        rotations = len(Rules.preset(preset, **changes).sides)
         games = -(-args.games // rotations) * rotations  # whole rotations of each seed
         jobs = [
-            (preset, args.seed + k // rotations, k % rotations, bots, args.samples, args.target)
+            (
+                preset,
+                args.seed + k // rotations,
+                k % rotations,
+                bots,
+                args.samples,
+                args.target,
+                changes,
+            )
             for k in range(games)
         ]
         start = time.time()
@@ -248,7 +270,9 @@ def main() -> None:
         report(preset, bots, results, time.time() - start)
 
 
-def _play_job(job: tuple[str, int, int, tuple[str, str], int | None, int | None]) -> Result:
+def _play_job(
+    job: tuple[str, int, int, tuple[str, str], int | None, int | None, dict[str, Any]],
+) -> Result:
     return play(*job)
 
 

@@ -25,7 +25,7 @@ from server.api import clubs, guards, nights, ops, pages, sockets, tables
 from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
 from server.api.wire import FramePath
-from server.clubs.nights import Nights
+from server.nights import Nights
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub

@@ -383,7 +383,7 @@ class ClubPage(TypedDict):
     you: str | None
     host: bool
     # The usual rules as the club's latest table was given them: a preset and changes.
-    rules: dict[str, bool | int | str | None] | None
+    rules: dict[str, bool | int | str | list[str] | None] | None
     members: list[ClubMember]
     leaderboard: list[str]
     tables: list[ClubTable]
@@ -455,8 +455,19 @@ class NightEvenness(TypedDict):
     sit_out_max: int
 
 
+class NightSeat(TypedDict):
+    """Where the reading member sits in the round being played (`table` None until the
+    round's tables are made)."""
+
+    round: int
+    table: str | None
+    seat: int
+
+
 class ClubNight(TypedDict):
-    """A club night as its members and host read it (`watch_url` only for them)."""
+    """A club night as its members and host read it (`watch_url` only for them). `you`:
+    the reading member's id (None for the host); `seat`: their seat in the round being
+    played (None when sitting out, for the host, or before the first round)."""
 
     id: str
     club: str
@@ -475,7 +486,26 @@ class ClubNight(TypedDict):
     tables: list[str]
     standings: list[NightStanding]
     evenness: NightEvenness
+    you: str | None
+    seat: NightSeat | None
     watch_url: NotRequired[str]
+
+
+class NightSummary(TypedDict):
+    """A club's night as its list shows it, newest first."""
+
+    id: str
+    created: str
+    status: NightStatus
+    round: int
+    rounds: int
+    format: Literal["rotating", "pairs"]
+    members: int
+    ended: bool
+
+
+class ClubNights(TypedDict):
+    nights: list[NightSummary]
 
 
 class NightWatch(TypedDict):
@@ -492,21 +522,6 @@ class NightWatch(TypedDict):
     schedule: list[NightRound]
     tables: list[str]
     standings: list[NightStanding]
-
-
-class NightListed(TypedDict):
-    """A night as its club's page lists it: enough to show that it is on, and to link it."""
-
-    id: str
-    status: NightStatus
-    round: int
-    rounds: int
-
-
-class ClubNights(TypedDict):
-    """The club's latest nights, newest first."""
-
-    nights: list[NightListed]
 
 
 # Every preset's full rules, by name.
@@ -531,6 +546,6 @@ ANSWERS: dict[str, Any] = {
     "ClubGames": ClubGames,
     "ClubInvite": ClubInvite,
     "ClubNight": ClubNight,
-    "NightWatch": NightWatch,
     "ClubNights": ClubNights,
+    "NightWatch": NightWatch,
 }

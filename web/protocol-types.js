@@ -142,7 +142,9 @@
  */
 
 /**
- * A club night as its members and host read it (`watch_url` only for them).
+ * A club night as its members and host read it (`watch_url` only for them). `you`:
+ * the reading member's id (None for the host); `seat`: their seat in the round being
+ * played (None when sitting out, for the host, or before the first round).
  * @typedef {Object} ClubNight
  * @property {string} id
  * @property {string} club
@@ -161,13 +163,14 @@
  * @property {Array<string>} tables
  * @property {Array<NightStanding>} standings
  * @property {NightEvenness} evenness
+ * @property {string|null} you
+ * @property {NightSeat|null} seat
  * @property {string} [watch_url]
  */
 
 /**
- * The club's latest nights, newest first.
  * @typedef {Object} ClubNights
- * @property {Array<NightListed>} nights
+ * @property {Array<NightSummary>} nights
  */
 
 /**
@@ -182,7 +185,7 @@
  * @property {string} name
  * @property {string|null} you
  * @property {boolean} host
- * @property {Object<string, boolean|number|string|null>|null} rules
+ * @property {Object<string, boolean|number|string|Array<string>|null>|null} rules
  * @property {Array<ClubMember>} members
  * @property {Array<string>} leaderboard
  * @property {Array<ClubTable>} tables
@@ -407,20 +410,20 @@
  */
 
 /**
- * A night as its club's page lists it: enough to show that it is on, and to link it.
- * @typedef {Object} NightListed
- * @property {string} id
- * @property {"waiting"|"playing"|"over"} status
- * @property {number} round
- * @property {number} rounds
- */
-
-/**
  * One round of a night's schedule: its tables, and the members sitting it out.
  * @typedef {Object} NightRound
  * @property {number} round
  * @property {Array<NightTable>} tables
  * @property {Array<string>} sitting_out
+ */
+
+/**
+ * Where the reading member sits in the round being played (`table` None until the
+ * round's tables are made).
+ * @typedef {Object} NightSeat
+ * @property {number} round
+ * @property {string|null} table
+ * @property {number} seat
  */
 
 /**
@@ -440,6 +443,19 @@
  * @property {number} hands
  * @property {number} contracts
  * @property {number} contracts_made
+ */
+
+/**
+ * A club's night as its list shows it, newest first.
+ * @typedef {Object} NightSummary
+ * @property {string} id
+ * @property {string} created
+ * @property {"waiting"|"playing"|"over"} status
+ * @property {number} round
+ * @property {number} rounds
+ * @property {"rotating"|"pairs"} format
+ * @property {number} members
+ * @property {boolean} ended
  */
 
 /**
@@ -590,17 +606,20 @@
  */
 
 /**
- * Every rule groups disagree on, one field each, named as in docs/rules.md.
+ * Every rule groups disagree on, one field each, named as in docs/rules.md. Each
+ * field's default is the ``standard`` preset's value (the presets are built from them).
  * @typedef {Object} Rules
  * @property {2|3|4|6} [players]
  * @property {boolean} [partnerships]
  * @property {"standard"|"jokers"|"jokers_deuces"} [deck]
- * @property {"individual"|"team"} [bidding]
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} [bidding]
+ * @property {Array<string>|null} [bidding_formats]
  * @property {number} [min_team_bid]
  * @property {boolean} [nil]
  * @property {number} [nil_bonus]
  * @property {number} [nil_penalty]
  * @property {"bags"|"contract"} [nil_tricks]
+ * @property {number} [nil_pass]
  * @property {boolean} [blind_nil]
  * @property {number|null} [blind_nil_behind_by]
  * @property {number} [blind_nil_bonus]
@@ -617,6 +636,7 @@
  * @property {number} [all_tricks_bonus]
  * @property {number} [target_score]
  * @property {number|null} [lose_score]
+ * @property {number|null} [mercy_margin]
  * @property {boolean} [duplicate_later_wins]
  * @property {number|null} [hand_limit]
  */
@@ -729,6 +749,7 @@
  * @property {Array<number|null>|null} contracts
  * @property {Array<SideScore>} scores
  * @property {number} target_score
+ * @property {"individual"|"team"|"whiz"|"mirror"|"suicide"} bidding
  * @property {number} hand_number
  * @property {HandResult|null} last_hand
  * @property {number|null} winner

@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from server.api.clubs import Bearer, Clubs, host_of, viewer_of
 from server.api.ratelimit import limit_writes
-from server.clubs.nights import NightRefused, Nights
 from server.clubs.pairing import MAX_MEMBERS, MIN_MEMBERS
 from server.engine.rules import MAX_HANDS, MAX_SCORE
+from server.nights import NightRefused, Nights
 from server.protocol import ClubNight, ClubNights, NightWatch
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 
@@ -116,20 +116,20 @@ async def create_night(
 
 
 @router.get("/clubs/{club_id}/nights")
-async def club_nights(club_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep) -> ClubNights:
-    """The club's latest nights, for its page to show the one that is on (a member or
-    the host)."""
+async def list_nights(club_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep) -> ClubNights:
+    """The club's latest nights, newest first (member or host)."""
     await viewer_of(clubs, club_id, token)
-    return await nights.listed(club_id)
+    return ClubNights(nights=await nights.latest(club_id))
 
 
 @router.get("/clubs/{club_id}/nights/{night_id}")
 async def read_night(
     club_id: Id, night_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep
 ) -> ClubNight:
-    await viewer_of(clubs, club_id, token)
+    """The night; for a member, also where they sit in the round being played."""
+    viewer = await viewer_of(clubs, club_id, token)
     async with refusals():
-        return await nights.read(await nights.night(club_id, night_id))
+        return await nights.read(await nights.night(club_id, night_id), you=viewer.member)
 
 
 @router.get("/nights/{night_id}/watch")

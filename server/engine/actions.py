@@ -187,12 +187,31 @@ def card_refusal(
     )
 
 
-def bid_refusal(allowed: Sequence[int]) -> IllegalAction:
-    """Why a bid outside ``allowed`` (the seat's legal bids, ascending) was refused."""
+# Why a format allows so few bids, said after the bids it allows.
+FORMAT_WORDS = {
+    "whiz": "under Whiz you bid nil or the number of spades you hold",
+    "mirror": "under Mirror you bid the number of spades you hold",
+    "suicide": "under Suicide one partner bids nil and the other a number",
+}
+
+
+def bid_refusal(allowed: Sequence[int], bidding: str = "individual") -> IllegalAction:
+    """Why a bid outside ``allowed`` (the seat's legal bids, ascending, a range of numbers
+    with or without nil) was refused under the hand's ``bidding`` format.
+
+    >>> str(bid_refusal([0, 4], "whiz"))
+    'Your bid must be nil (0) or 4: under Whiz you bid nil or the number of spades you hold'
+    """
     numbers = [b for b in allowed if b > 0]
-    span = f"{numbers[0]} to {numbers[-1]}" if numbers else "nothing"
-    nil = "nil (0) or " if 0 in allowed else ""
-    return IllegalAction("bad_bid", f"Your bid must be {nil}{span}")
+    words = ["nil (0)"] if 0 in allowed else []
+    if len(numbers) == 1:
+        words.append(str(numbers[0]))
+    elif numbers:
+        words.append(f"{numbers[0]} to {numbers[-1]}")
+    why = FORMAT_WORDS.get(bidding)
+    return IllegalAction(
+        "bad_bid", f"Your bid must be {' or '.join(words) or 'nothing'}{f': {why}' if why else ''}"
+    )
 
 
 def checked_pass(cards: object, count: int, hand: Sequence[int]) -> list[int]:

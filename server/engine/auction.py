@@ -23,12 +23,21 @@ Decisions where docs/rules.md is silent:
 - With ``min_team_bid > 0`` a blind nil bidder's partner must bid at least
   ``min_team_bid`` (a blind nil is a nil for every bidding rule), and is not asked
   about blind nil.
+- Whiz and Mirror count the spades a seat holds when it bids (jokers and the trump 2D
+  included), so after a blind nil pass of another hand's rules the cards it received
+  count too. Nil is 0 in both, so two nils on a side (a double nil) may happen.
+- Suicide: "first" and "second" are the order the partners bid in; a blind nil counts
+  as its side's nil, so its partner bids a number, and is not asked about blind nil.
+- The nil pass comes after the last bid, for every side whose bids are one nil (not
+  blind) and one number, all such sides passing at once; a side with a blind nil
+  has had its blind nil pass (if any) instead. The hand's recorded deal is the one
+  before the nil pass (the pass changes no deal).
 
 >>> from server.engine.cards import INDEX, deck_codes
 >>> from server.engine.rules import Rules
 >>> table = Table(Rules.preset("standard"))
 >>> deck = [INDEX[code] for code in deck_codes(4, "standard")]
->>> auction = Auction.start(table, deck, dealer=3, scores=[[0, 0], [0, 0]], log=[])
+>>> auction = Auction.start(table, deck, 3, [[0, 0], [0, 0]], log=[], hand_number=1)
 >>> auction.phase, auction.seat, auction.legal_bids(0)[:3]
 ('bid', 0, [0, 1, 2])
 """
@@ -38,8 +47,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.engine.actions import IllegalAction, LogEntry, bid_refusal
-from server.engine.cards import CODES
+from server.engine.cards import CODES, SPADES
 from server.engine.dealing import deal
+from server.engine.rules import Rules
 from server.engine.scoring import BLIND_NIL, is_nil, side_contract
 from server.engine.shapes import Bid, Event, Phase
 from server.engine.table import Table
@@ -49,7 +59,8 @@ from server.engine.table import Table
 class Auction:
     """The phases of one hand before play, and what they decided (public on purpose: the
     game reads it, and its saved state holds all of it). Made in a saved game's state;
-    :meth:`start` deals a new one.
+    :meth:`start` deals a new one. ``rules``: the rules of this hand (``Rules.for_hand``:
+    its bidding format, with a rotation).
 
     ``phase`` is ``"blind"``, ``"pass"``, ``"draw"`` or ``"bid"``, then ``"play"`` once
     every seat has bid; ``seat`` the one seat on turn (not meaningful in ``"pass"``, where
@@ -57,11 +68,13 @@ class Auction:
     starts (then the tricks keep them). ``blind_queue``: the seats still to be asked about
     blind nil; ``passers`` and ``passes`` (the cards each has chosen) the exchange;
     ``stock`` and ``stock_pos`` the draw's stock and its top; ``deal``: the hands as they
-    were when bidding started (the hand result's record), empty before. ``log`` is the
-    game's log, which every accepted action is appended to.
+    were when bidding started (the hand result's record), empty before (so a pass with a
+    deal is the nil pass, one without the blind nil pass). ``log`` is the game's log,
+    which every accepted action is appended to.
     """
 
     table: Table
+    rules: Rules
     log: list[LogEntry]
     dealer: int
     phase: Phase
@@ -85,14 +98,17 @@ class Auction:
         dealer: int,
         scores: list[list[int]],
         log: list[LogEntry],
+        hand_number: int,
     ) -> Auction:
-        """A new hand dealt from ``deck`` (in deal order), at its first phase: the blind
-        nil decisions of the seats ``scores`` (``[score, bags]`` per side, before this
-        hand) make eligible, else the pass, the draw or the bids."""
+        """Hand ``hand_number`` dealt from ``deck`` (in deal order), at its first phase:
+        the blind nil decisions of the seats ``scores`` (``[score, bags]`` per side,
+        before this hand) make eligible, else the pass, the draw or the bids."""
         n = table.players
         hands, stock = deal(deck, n, dealer)
+        rules = table.rules.for_hand(hand_number)
         auction = cls(
             table=table,
+            rules=rules,
             log=log,
             dealer=dealer,
             phase="blind",
@@ -106,7 +122,7 @@ class Auction:
             stock_pos=0,
             deal=[],
         )
-        if not table.blind_possible:
+        if not rules.blind_nil:
             # No blind nil at this table: straight on (the same path, without the asking).
             auction._after_pass()
             return auction
@@ -121,6 +137,16 @@ class Auction:
         """The passers who have not chosen their cards yet."""
         return [seat for seat in self.passers if seat not in self.passes]
 
+    def pass_count(self) -> int:
+        """Cards each passer gives in the pass under way: the nil pass once bidding has
+        started, else the blind nil pass."""
+        return self.rules.nil_pass if self.deal else self.rules.blind_nil_pass
+
+    def spades_held(self, seat: int) -> int:
+        """The cards of the spade suit ``seat`` holds (jokers and a trump 2D included)."""
+        suit = self.table.order.suit
+        return sum(1 for card in self.hands[seat] if suit[card] == SPADES)
+
     def owing_blind(self) -> list[int]:
         """The seats still to decide on blind nil (during ``"blind"``)."""
         return [seat for seat in self.blind_queue if not self._skips_blind(seat)]
@@ -129,7 +155,7 @@ class Auction:
         """Each side's contract once all its seats have bid (None for a side still
         bidding; None for all while no side is done): docs/rules.md §6."""
         bids = self.bids
-        rules = self.table.rules
+        rules = self.rules
         contracts: list[int | None] = []
         for seats in self.table.sides:
             made = [bid for seat in seats if (bid := bids[seat]) is not None]
@@ -141,10 +167,28 @@ class Auction:
         cached = self._allowed_bids
         if cached is not None and cached[0] == seat:
             return cached[1]
-        rules = self.table.rules
+        allowed = self._allowed(seat)
+        self._allowed_bids = (seat, allowed)
+        return allowed
+
+    def _allowed(self, seat: int) -> list[int]:
+        """The bids ``seat`` may make now, by the hand's bidding format."""
+        rules = self.rules
+        bidding = rules.bidding
+        if bidding == "whiz" or bidding == "mirror":
+            spades = self.spades_held(seat)
+            if bidding == "mirror" or spades == 0:
+                return [spades]
+            return [0, spades]
         allow_nil = rules.nil
         partner = self.table.partner_of[seat]
         partner_bid = None if partner is None else self.bids[partner]
+        if bidding == "suicide":
+            low = max(1, rules.min_team_bid)
+            numbers = list(range(low, self.table.hand_size + 1))
+            if partner_bid is None:
+                return [0, *numbers]
+            return numbers if is_nil(partner_bid) else [0]
         if partner is None:
             low = max(1, rules.min_team_bid)
         elif partner_bid is None:
@@ -152,13 +196,11 @@ class Auction:
         elif is_nil(partner_bid):
             low = max(1, rules.min_team_bid)
             allow_nil = allow_nil and rules.min_team_bid == 0
-        elif rules.bidding == "team":
+        elif bidding == "team":
             low = max(1, int(partner_bid), rules.min_team_bid)
         else:
             low = max(1, rules.min_team_bid - int(partner_bid))
-        allowed = ([0] if allow_nil else []) + list(range(low, self.table.hand_size + 1))
-        self._allowed_bids = (seat, allowed)
-        return allowed
+        return ([0] if allow_nil else []) + list(range(low, self.table.hand_size + 1))
 
     def checked_bid(self, seat: int, bid: object) -> int:
         """``bid`` if ``seat`` may make it now, else the IllegalAction saying why."""
@@ -167,7 +209,7 @@ class Auction:
         allowed = self.legal_bids(seat)
         if bid in allowed:
             return bid
-        raise bid_refusal(allowed)
+        raise bid_refusal(allowed, self.rules.bidding)
 
     def draw_card(self) -> str:
         """The stock's top card (during ``"draw"``)."""
@@ -191,23 +233,30 @@ class Auction:
         return [{"type": "blind_nil", "seat": seat, "declare": declare}]
 
     def choose_pass(self, seat: int, cards: list[int]) -> list[Event]:
+        """``seat``'s cards for the pass under way; the exchange once every passer has
+        chosen. ``passes`` keeps every seat's given cards for the rest of the hand (a seat
+        passes once a hand at most: a side with a blind nil has no nil pass)."""
         order = self.table.order
         self.passes[seat] = cards
         self.log.append((seat, "pass", tuple(order.sorted_codes(cards))))
         events: list[Event] = [{"type": "pass_chosen", "seat": seat}]
-        if len(self.passes) < len(self.passers):
+        if self.waiting_passers():
             return events
-        for giver, given in self.passes.items():
-            for card in given:
+        for giver in self.passers:
+            for card in self.passes[giver]:
                 self.hands[giver].remove(card)
-        for giver, given in self.passes.items():
+        for giver in self.passers:
+            given = self.passes[giver]
             receiver = self.table.partner_of[giver]
             assert receiver is not None
             self.hands[receiver].extend(given)
             events.append(
                 {"type": "pass", "seat": giver, "to": receiver, "cards": order.sorted_codes(given)}
             )
-        self._after_pass()
+        if self.deal:
+            self.phase = "play"
+        else:
+            self._after_pass()
         return events
 
     def draw(self, seat: int, keep: bool) -> list[Event]:
@@ -235,7 +284,7 @@ class Auction:
                 bids[partner] = minimum
                 events.append({"type": "bid_raised", "seat": partner, "bid": minimum})
         if None not in bids:
-            self.phase = "play"
+            self._after_bidding()
             return events
         n = self.table.players
         following = seat + 1 if seat + 1 < n else 0
@@ -247,10 +296,12 @@ class Auction:
     # ------------------------------------------------------------------- moving on
 
     def _skips_blind(self, seat: int) -> bool:
-        """A player whose partner declared blind nil is not asked when min_team_bid > 0."""
+        """A player whose partner declared blind nil is not asked when min_team_bid > 0
+        or under Suicide (one nil a side)."""
         partner = self.table.partner_of[seat]
+        rules = self.rules
         return (
-            self.table.rules.min_team_bid > 0
+            (rules.min_team_bid > 0 or rules.bidding == "suicide")
             and partner is not None
             and self.bids[partner] == BLIND_NIL
         )
@@ -263,7 +314,7 @@ class Auction:
             self.phase = "blind"
             self.seat = queue[0]
             return
-        rules = self.table.rules
+        rules = self.rules
         declared = [seat for seat, bid in enumerate(self.bids) if bid == BLIND_NIL]
         if declared and rules.partnerships and rules.blind_nil_pass > 0:
             passers = set(declared)
@@ -293,7 +344,23 @@ class Auction:
             self.phase = "bid"
             self.seat = waiting[0]
         else:
-            self.phase = "play"
+            self._after_bidding()
+
+    def _after_bidding(self) -> None:
+        """Every seat has bid: the nil pass (``nil_pass``) of each side with one nil and
+        one number, else the play."""
+        self.phase = "play"
+        if self.rules.nil_pass <= 0:
+            return
+        bids = self.bids
+        passers: list[int] = []
+        for seats in self.table.sides:
+            side_bids = [bids[seat] for seat in seats]
+            if len(seats) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
+                passers.extend(seats)
+        if passers:
+            self.passers = sorted(passers)
+            self.phase = "pass"
 
 
 def _blind_eligible(table: Table, scores: list[list[int]], seat: int) -> bool:

@@ -89,7 +89,7 @@ from server.engine.cards import INDEX, CardOrder, Taken
 from server.engine.claims import claim_holds
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
-from server.engine.rules import Rules
+from server.engine.rules import BiddingFormat, Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
 from server.engine.scoring import final_bids, game_winner, leader, score_sides
 from server.engine.shapes import (
@@ -293,7 +293,7 @@ class Game:
         if phase == "draw":
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
         hand = self._table.order.sorted_codes(self.hands[seat])
-        return [*pass_actions(hand, self.rules.blind_nil_pass)]
+        return [*pass_actions(hand, self._auction.pass_count())]
 
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
@@ -387,7 +387,7 @@ class Game:
         elif kind == "draw":
             events = auction.draw(seat, checked_bool(value, "keep"))
         else:
-            passed = checked_pass(value, self.rules.blind_nil_pass, auction.hands[seat])
+            passed = checked_pass(value, auction.pass_count(), auction.hands[seat])
             events = auction.choose_pass(seat, passed)
         self._follow_auction()
         return events
@@ -511,6 +511,16 @@ class Game:
         return self._auction.stock_size() if self.phase == "draw" else 0
 
     @property
+    def bidding(self) -> BiddingFormat:
+        """The bidding format of the hand in progress (``Rules.format_of``)."""
+        return self._auction.rules.bidding
+
+    @property
+    def pass_count(self) -> int:
+        """Cards each passer gives in the pass under way (0 outside a pass)."""
+        return self._auction.pass_count() if self.phase == "pass" else 0
+
+    @property
     def pending(self) -> list[int]:
         """Seats that still owe a blind nil decision or a pass (seats only, no cards)."""
         if self.phase == "blind":
@@ -629,7 +639,9 @@ class Game:
         else:
             deck = hand_deck(self.decks, table.base_deck, self.seed, self.hand_number - 1)
         self._tricks = None
-        self._auction = Auction.start(table, deck, self.dealer, self._scores, self._log)
+        self._auction = Auction.start(
+            table, deck, self.dealer, self._scores, self._log, self.hand_number
+        )
         if events is not None:
             events.append(
                 {"type": "hand_start", "hand_number": self.hand_number, "dealer": self.dealer}
@@ -660,7 +672,7 @@ class Game:
         assert tricks is not None
         auction = self._auction
         # Every seat has bid by the last trick.
-        sides = score_sides(rules, final_bids(auction.bids), tricks.tricks_won, self.scores)
+        sides = score_sides(auction.rules, final_bids(auction.bids), tricks.tricks_won, self.scores)
         self._scores = [[side["score"], side["bags"]] for side in sides]
         result: HandResult = {
             "hand_number": self.hand_number,

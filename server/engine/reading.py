@@ -16,7 +16,7 @@ from typing import Protocol
 
 from server.engine.cards import CardOrder, Taken
 from server.engine.fairness import Deals
-from server.engine.rules import Rules
+from server.engine.rules import BiddingFormat, Rules
 from server.engine.shapes import Action, Bid, HandResult, Phase, SideScore
 
 
@@ -68,6 +68,10 @@ class ViewReading(GameReading, Protocol):
     def hand_sizes(self) -> list[int]: ...
     @property
     def stock_size(self) -> int: ...
+    @property
+    def bidding(self) -> BiddingFormat: ...
+    @property
+    def pass_count(self) -> int: ...
     @property
     def card_order(self) -> CardOrder: ...
     def hand(self, seat: int) -> list[int]: ...

@@ -121,6 +121,7 @@ def _read(data: GameState) -> SavedGame:
     playing = phase in ("play", "over")
     auction = Auction(
         table=table,
+        rules=rules.for_hand(data["hand_number"]),
         log=log,
         dealer=data["dealer"],
         phase="play" if playing else phase,

@@ -8,6 +8,9 @@ Decisions where docs/rules.md is silent:
 
 - Under ``bidding: "team"`` the second partner's number is at least the first's, so a
   side's contract is the larger of its non-nil bids; ``score_hand`` needs no bid order.
+  Every other format sums them (Suicide's side has one number, Whiz's and Mirror's sum
+  as individual bids do). With ``bidding_formats``, score a hand with the rules of that
+  hand (``rules.for_hand(k)``): only its format says whether to sum.
 - A bid of 0 is always nil (``nil: false`` forbids it at the table, so it never comes up).
 - Bags from overtricks and from failed nils count the same; the side loses
   ``bag_penalty`` once for every ``bag_limit`` bags reached, after this hand's points.
@@ -77,8 +80,9 @@ def game_winner(rules: Rules, sides: Sequence[SideResult]) -> int | None:
     :func:`score_sides` gives them), or None while play goes on (docs/rules.md §9).
 
     ``all_tricks: "win"`` gives the game to a side that took every trick. Otherwise the
-    game ends when a side reaches ``target_score`` or one falls to ``lose_score``; the
-    highest score wins, and a tie for the highest plays another hand.
+    game ends when a side reaches ``target_score``, one falls to ``lose_score``, or one
+    leads every other by ``mercy_margin`` or more; the highest score wins, and a tie for
+    the highest plays another hand.
 
     >>> rules = Rules.preset("standard")
     >>> def side(score):
@@ -87,6 +91,8 @@ def game_winner(rules: Rules, sides: Sequence[SideResult]) -> int | None:
     (0, None)
     >>> game_winner(rules, [side(510), side(510)]) is None  # a tie plays another hand
     True
+    >>> game_winner(rules.model_copy(update={"mercy_margin": 300}), [side(320), side(10)])
+    0
     """
     if rules.all_tricks == "win":
         for index, side in enumerate(sides):
@@ -94,8 +100,11 @@ def game_winner(rules: Rules, sides: Sequence[SideResult]) -> int | None:
                 return index
     totals = [side["score"] for side in sides]
     top = max(totals)
-    ended = top >= rules.target_score or (
-        rules.lose_score is not None and min(totals) <= rules.lose_score
+    margin = rules.mercy_margin
+    ended = (
+        top >= rules.target_score
+        or (rules.lose_score is not None and min(totals) <= rules.lose_score)
+        or (margin is not None and top - sorted(totals)[-2] >= margin)
     )
     if not ended or totals.count(top) > 1:
         return None

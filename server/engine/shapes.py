@@ -18,7 +18,7 @@ from typing import Generic, Literal, TypeVar, final
 from typing_extensions import TypedDict
 
 from server.engine.fairness import FairnessState
-from server.engine.rules import RuleFields
+from server.engine.rules import BiddingFormat, RuleFields
 
 Phase = Literal["blind", "pass", "draw", "bid", "play", "over"]
 # A final bid: a number (0 is nil) or a blind nil.
@@ -190,6 +190,8 @@ class SteadyView(TypedDict):
     contracts: list[int | None] | None
     scores: list[SideScore]
     target_score: int
+    # The bidding format of the hand in progress (docs/rules.md §11.6).
+    bidding: BiddingFormat
     hand_number: int
     last_hand: HandResult | None
     winner: int | None

@@ -29,7 +29,6 @@ class Table:
 
     __slots__ = (
         "base_deck",
-        "blind_possible",
         "duplicates",
         "hand_size",
         "later_wins",
@@ -65,7 +64,6 @@ class Table:
         # Only six players have identical cards (two decks).
         self.duplicates = n == 6
         self.lowest_club_first = rules.first_lead == "lowest_club"
-        self.blind_possible = rules.blind_nil and rules.nil
         # Of identical cards the later takes the trick.
         self.later_wins = self.duplicates and rules.duplicate_later_wins
         self.trick_entry, self.log_entry = play_entries(n)

@@ -93,6 +93,7 @@ def steady_view(game: ViewReading, last_hand: HandResult | None) -> SteadyView:
         "contracts": game.contracts,
         "scores": game.scores,
         "target_score": game.rules.target_score,
+        "bidding": game.bidding,
         "hand_number": game.hand_number,
         "last_hand": last_hand,
         "winner": game.winner,
@@ -118,7 +119,7 @@ def _legal(game: ViewReading, seat: int | None) -> list[Action] | list[PassChoic
     if seat is None:
         return []
     if game.phase == "pass" and seat in game.turn:
-        return [pass_choice(game.rules.blind_nil_pass)]
+        return [pass_choice(game.pass_count)]
     return game.legal(seat)
 
 

@@ -112,14 +112,14 @@ class NightStore:
                 return None
             return night_record(row)
 
-    async def latest(self, club_id: str, count: int) -> list[NightRecord]:
-        """The club's `count` latest nights, newest first."""
+    async def latest(self, club_id: str, limit: int) -> list[NightRecord]:
+        """The club's nights, newest first."""
         async with self.sessions() as session:
             rows = await session.scalars(
                 select(ClubNightRow)
                 .where(ClubNightRow.club_id == club_id)
                 .order_by(ClubNightRow.created.desc(), ClubNightRow.id)
-                .limit(count)
+                .limit(limit)
             )
             return [night_record(row) for row in rows]
 

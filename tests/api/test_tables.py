@@ -29,13 +29,27 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-async def test_presets_lists_the_five_presets_with_full_rules(client):
+async def test_presets_lists_the_presets_with_full_rules(client):
     response = await client.get("/api/presets")
     assert response.status_code == 200
     presets = response.json()
     assert list(presets) == list(PRESETS)
     assert presets["cutthroat"]["players"] == 3
     assert presets["standard"]["target_score"] == 500
+    assert presets["suicide"]["bidding"] == "suicide" and presets["suicide"]["min_team_bid"] == 4
+
+
+async def test_a_format_night_table_keeps_its_house_rules(client):
+    rules = {
+        "preset": "whiz",
+        "bidding_formats": ["whiz", "suicide", "mirror"],
+        "nil_pass": 2,
+        "mercy_margin": 300,
+    }
+    table = await new_table(client, rules=rules)
+    kept = (await client.get(f"/api/tables/{table['id']}")).json()["rules"]
+    assert kept["bidding_formats"] == ["whiz", "suicide", "mirror"]
+    assert (kept["nil_pass"], kept["mercy_margin"], kept["lose_score"]) == (2, 300, -200)
 
 
 async def test_create_table_answers_id_and_table_page_url(client):
@@ -67,6 +81,15 @@ BAD_TABLES = [
     ({"name": 5}, "name"),
     ({"rules": "standard"}, "rules"),
     ({"name": "x", "surprise": True}, "surprise"),
+    # House rules: a refused combination names the setting.
+    ({"rules": {"preset": "whiz", "blind_nil": True}}, "blind_nil"),
+    ({"rules": {"preset": "cutthroat", "bidding": "suicide"}}, "bidding"),
+    ({"rules": {"preset": "cutthroat", "nil_pass": 2}}, "nil_pass"),
+    ({"rules": {"preset": "standard", "nil_pass": 4}}, "nil_pass"),
+    ({"rules": {"preset": "standard", "mercy_margin": 0}}, "mercy_margin"),
+    ({"rules": {"preset": "competitive", "bidding_formats": ["team", "mirror"]}}, "min_team_bid"),
+    ({"rules": {"preset": "cutthroat", "bidding_formats": ["suicide"]}}, "bidding_formats"),
+    ({"rules": {"preset": "standard", "bidding_formats": []}}, "bidding_formats"),
 ]
 MALFORMED = [b"{not json", b"[]", b"null", b'"text"', b"\xff\xfe", '{"name": "\u00e9"'.encode()]
 

@@ -6,6 +6,7 @@ seat of someone else, junk ids: each a clear 4xx that changes nothing."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -38,9 +39,10 @@ async def make_night(
 async def test_a_night_is_made_read_and_started_by_its_host(http):
     club = await make_club(http, NAMES)
     members = list(club.members)
-    made, _body = await make_night(http, club, seed=7)
+    made, _body = await make_night(http, club, seed=7, bidding=["whiz", None, "suicide"])
     assert made.status_code == 201, made.text
     night = made.json()
+    assert [rules["bidding"] for rules in night["rules"]] == ["whiz", "individual", "suicide"]
     schema = published_schema()
     check(night, schema["http"]["ClubNight"], schema)
     assert night["status"] == "waiting" and night["round"] == 0 and night["tables"] == []
@@ -84,6 +86,26 @@ async def test_a_night_is_made_read_and_started_by_its_host(http):
     )
     assert again.status_code == 409 and "detail" in again.json()
     assert (await night_of(http, club, night["id"], club.host_token))["tables"] == now["tables"]
+    assert now["you"] is None and now["seat"] is None
+    # Each member reads where they sit now; the one sitting out, nowhere.
+    for member in members:
+        mine = await night_of(http, club, night["id"], club.token(member))
+        assert mine["you"] == member
+        if member in now["schedule"][0]["sitting_out"]:
+            assert mine["seat"] is None
+            continue
+        [(position, seat)] = [
+            (p, t["seats"].index(member))
+            for p, t in enumerate(now["schedule"][0]["tables"])
+            if member in t["seats"]
+        ]
+        assert mine["seat"] == {"round": 1, "table": now["tables"][position], "seat": seat}
+    listed = await http.get(f"/api/clubs/{club.id}/nights", headers=bearer(club.token(members[1])))
+    assert listed.status_code == 200
+    check(listed.json(), schema["http"]["ClubNights"], schema)
+    [summary] = listed.json()["nights"]
+    assert summary["id"] == night["id"] and summary["status"] == "playing"
+    assert summary["round"] == 1 and summary["members"] == 9
 
     # Each table: the scheduled members' seats are kept for them, bots nowhere else.
     first = now["schedule"][0]
@@ -134,6 +156,7 @@ async def test_strangers_members_and_junk_get_4xx_and_change_nothing(http):
         headers = bearer(token) if token else {}
         for answer in [
             await http.get(f"/api/clubs/{club.id}/nights/{night}", headers=headers),
+            await http.get(f"/api/clubs/{club.id}/nights", headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights", json=body, headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights/{night}/next", headers=headers),
             await http.post(f"/api/clubs/{club.id}/nights/{night}/end", headers=headers),
@@ -238,9 +261,9 @@ async def test_late_arrivals_a_substitute_and_a_pause(settings):
 
 
 async def late_substitute_pause(http: httpx.AsyncClient) -> None:
-    club = await make_club(http, [*NAMES[:8], "Jo", "Kit"])
+    club = await make_club(http, [*NAMES[:8], "Jo", "Kit", "Lou"])
     members = list(club.members)
-    early, late = members[:8], members[8:]
+    early, late, stranger = members[:8], members[8:10], members[10]
     host = bearer(club.host_token)
     made = await http.post(
         f"/api/clubs/{club.id}/nights",
@@ -287,6 +310,10 @@ async def late_substitute_pause(http: httpx.AsyncClient) -> None:
     busy = swapped.json()["schedule"][0]["tables"][1]["seats"][0]
     twice = await http.post(f"{url}/substitute", json={"out": late[1], "in": busy}, headers=host)
     assert twice.status_code == 409
+    nobody = await http.post(
+        f"{url}/substitute", json={"out": stranger, "in": late[0]}, headers=host
+    )
+    assert nobody.status_code == 422
 
     # Paused: no round starts until it resumes.
     paused = await http.post(f"{url}/pause", json={"paused": True}, headers=host)
@@ -298,3 +325,31 @@ async def late_substitute_pause(http: httpx.AsyncClient) -> None:
     playing = await http.post(f"{url}/next", headers=host)
     assert playing.status_code == 409 and "still being played" in playing.json()["detail"]
     assert (await night_of(http, club, night["id"], club.host_token))["round"] == 1
+
+
+async def test_a_round_left_half_made_is_completed_by_the_next_next(app, client):
+    """A process stopped after raising the round and making one table of two: `next`
+    completes the round (200), making nothing twice."""
+    http = client
+    club = await make_club(http, NAMES[:8])
+    made, _body = await make_night(http, club)
+    night_id = made.json()["id"]
+    nights = app.state.nights
+    assert await nights.store.start_round(night_id, 0)
+    host = bearer(club.host_token)
+    url = f"/api/clubs/{club.id}/nights/{night_id}"
+    assert (await night_of(http, club, night_id, club.host_token))["tables"] == []
+    # The first of the round's two tables made, as a process stopped then would leave it.
+    record = await nights.night(club.id, night_id)
+    first_round = {**record.schedule[0], "tables": record.schedule[0]["tables"][:1]}
+    await nights.make_round(replace(record, schedule=[first_round]), 1)
+    [made_first] = (await night_of(http, club, night_id, club.host_token))["tables"]
+    completed = await http.post(f"{url}/next", headers=host)
+    assert completed.status_code == 200, completed.text
+    first = completed.json()
+    assert first["round"] == 1 and len(first["tables"]) == 2
+    assert first["tables"][0] == made_first
+    assert all(t["status"] == "playing" for t in first["schedule"][0]["tables"])
+    again = await http.post(f"{url}/next", headers=host)
+    assert again.status_code == 409
+    assert (await night_of(http, club, night_id, club.host_token))["tables"] == first["tables"]

@@ -29,6 +29,20 @@ LEGALITY_CASES = [
     pytest.param("standard", {"nil_tricks": "contract", "bags": False}, id="nil-tricks-contract"),
     pytest.param("cutthroat", {"min_team_bid": 2, "deck": "jokers"}, id="cutthroat-min-bid"),
     pytest.param("two_player", {"spades_broken_to_lead": False}, id="two_player-spades-any"),
+    # House rules: the formats with the nil pass (every Suicide hand has one), a rotation.
+    pytest.param("standard", {"nil_pass": 2}, id="standard-nil-pass-2"),
+    pytest.param("suicide", {"nil_pass": 1}, id="suicide-nil-pass-1"),
+    pytest.param(
+        "suicide", {"nil_pass": 3, "blind_nil": True, **ANY_TIME}, id="suicide-blind-nil-pass-3"
+    ),
+    pytest.param("whiz", {"nil_pass": 2, "mercy_margin": 100}, id="whiz-nil-pass-mercy"),
+    pytest.param("mirror", {"players": 6, "partnerships": True}, id="mirror-six-partners"),
+    pytest.param(
+        "standard",
+        {"bidding_formats": ["suicide", "whiz", "mirror", "individual"], "nil_pass": 2},
+        id="rotation-nil-pass",
+    ),
+    pytest.param("cutthroat", {"bidding_formats": ["mirror", "whiz"]}, id="cutthroat-rotation"),
 ]
 
 
@@ -80,6 +94,8 @@ def game_phases(rules: Rules, asked_every_hand: bool) -> set[str]:
     """The phases every game of these rules goes through (blind nil and the pass only
     when a bot is asked every hand)."""
     expected = {"bid", "play"} | ({"draw"} if rules.players == 2 else set())
+    if rules.format_of(1) == "suicide" and rules.nil_pass:
+        expected.add("pass")  # every side of a Suicide hand has one nil
     return expected | ({"blind", "pass"} if asked_every_hand else set())
 
 

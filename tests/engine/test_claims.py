@@ -443,6 +443,8 @@ SWEEP_RULES = [
     ("two_player", {}),
     ("six_player", {}),
     ("six_player", {"duplicate_later_wins": False}),
+    # The nil pass (every Suicide hand has one): the cards a seat passed stay known.
+    ("suicide", {"nil_pass": 3, "lose_score": None, "target_score": 5000}),
 ]
 
 

@@ -31,7 +31,7 @@ WRONG_ACTIONS = (
 
 def rules_for(preset, deck, blind):
     overrides = {"deck": deck}
-    if blind:
+    if blind and Rules.preset(preset).bidding not in ("whiz", "mirror"):
         overrides |= {"blind_nil": True, "blind_nil_behind_by": None}
     return Rules.preset(preset, **overrides)
 

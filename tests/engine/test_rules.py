@@ -45,8 +45,32 @@ def test_presets_match_the_rule_book(name):
     assert rules.nil_tricks == "bags"
 
 
-def test_preset_names_are_the_five_of_the_rule_book():
-    assert list(PRESETS) == list(NAMES) == Rules.preset_names()
+HOUSE_NAMES = ("whiz", "mirror", "suicide")
+
+
+def test_preset_names_are_the_eight_of_the_rule_book():
+    assert list(PRESETS) == [*NAMES, *HOUSE_NAMES] == Rules.preset_names()
+
+
+@pytest.mark.parametrize("name", HOUSE_NAMES)
+def test_house_presets_are_standard_with_their_bidding(name):
+    rules = Rules.preset(name)
+    changed = {
+        field: value
+        for field, value in rules.model_dump().items()
+        if value != Rules.preset("standard").model_dump()[field]
+    }
+    expected = {"bidding": name, "lose_score": -200}
+    if name == "suicide":
+        expected["min_team_bid"] = 4
+    assert changed == expected
+    assert not rules.blind_nil
+
+
+def test_defaults_are_the_standard_preset_declared_once():
+    """Every field's default is the standard preset's value."""
+    assert Rules.model_validate({}) == Rules.preset("standard") == Rules()
+    assert (Rules().nil_pass, Rules().mercy_margin, Rules().bidding_formats) == (0, None, None)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -105,10 +129,90 @@ def _refused_field(data):
         ({"blind_nil_behind_by": -1}, "blind_nil_behind_by"),
         ({"nil_bonus": -100}, "nil_bonus"),
         ({"target_scor": 300}, "target_scor"),
+        # House rules: every combination a format refuses names the field.
+        ({"preset": "whiz", "blind_nil": True}, "blind_nil"),
+        ({"preset": "mirror", "blind_nil": True}, "blind_nil"),
+        ({"preset": "whiz", "nil": False}, "nil"),
+        ({"preset": "mirror", "nil": False}, "nil"),
+        ({"preset": "suicide", "nil": False}, "nil"),
+        ({"preset": "whiz", "min_team_bid": 1}, "min_team_bid"),
+        ({"preset": "mirror", "min_team_bid": 4}, "min_team_bid"),
+        ({"preset": "suicide", "partnerships": False}, "bidding"),
+        ({"preset": "cutthroat", "bidding": "suicide"}, "bidding"),
+        ({"preset": "six_player", "bidding": "suicide"}, "bidding"),
+        ({"preset": "cutthroat", "nil_pass": 1}, "nil_pass"),
+        ({"nil_pass": 4}, "nil_pass"),
+        ({"nil_pass": -1}, "nil_pass"),
+        ({"nil_pass": True}, "nil_pass"),
+        ({"nil_pass": 2, "nil": False}, "nil_pass"),
+        ({"mercy_margin": 0}, "mercy_margin"),
+        ({"mercy_margin": True}, "mercy_margin"),
+        ({"mercy_margin": "lots"}, "mercy_margin"),
+        ({"bidding_formats": []}, "bidding_formats"),
+        ({"bidding_formats": ["individual"] * 14}, "bidding_formats"),
+        ({"bidding_formats": ["whiz", "poker"]}, "bidding_formats"),
+        ({"bidding_formats": "whiz"}, "bidding_formats"),
+        ({"preset": "cutthroat", "bidding_formats": ["individual", "suicide"]}, "bidding_formats"),
+        ({"preset": "cutthroat", "bidding_formats": ["team"]}, "bidding_formats"),
+        ({"preset": "competitive", "bidding_formats": ["team", "whiz"]}, "min_team_bid"),
+        ({"bidding_formats": ["mirror", "suicide"], "nil": False}, "nil"),
+        ({"bidding_formats": ["whiz", "mirror"], "blind_nil": True}, "blind_nil"),
     ],
 )
 def test_inconsistent_rules_are_refused_naming_the_field(data, field):
     assert field in _refused_field(data)
+
+
+def test_refusals_of_a_format_say_which_field_holds_it():
+    messages = _refused_messages({"preset": "competitive", "bidding_formats": ["team", "whiz"]})
+    assert any('"whiz" in bidding_formats' in message for message in messages)
+    messages = _refused_messages({"preset": "whiz", "blind_nil": True})
+    assert any('bidding "whiz"' in message for message in messages)
+
+
+def _refused_messages(data):
+    with pytest.raises(ValidationError) as caught:
+        Rules.model_validate(data)
+    return [error["msg"] for error in caught.value.errors()]
+
+
+def test_a_rotation_offers_blind_nil_only_on_the_hands_that_allow_it():
+    rules = Rules.preset(
+        "standard", blind_nil=True, bidding_formats=["individual", "whiz", "mirror", "suicide"]
+    )
+    played = [rules.for_hand(k) for k in range(1, 9)]
+    assert [hand.bidding for hand in played] == ["individual", "whiz", "mirror", "suicide"] * 2
+    assert [hand.blind_nil for hand in played[:4]] == [True, False, False, True]
+    assert all(hand.bidding_formats is None for hand in played)
+    assert rules.for_format("mirror") == played[2]
+    with pytest.raises(ValueError, match="team"):
+        rules.for_format("team")
+
+
+def test_a_rotation_round_trips_through_json_as_a_list():
+    rules = Rules.preset("standard", bidding_formats=["whiz", "suicide"], nil_pass=2)
+    dumped = rules.model_dump()
+    assert dumped["bidding_formats"] == ["whiz", "suicide"]
+    assert Rules.model_validate(json.loads(json.dumps(dumped))) == rules
+    assert hash(rules) == hash(Rules.model_validate(dumped))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"preset": "whiz", "partnerships": False},
+        {"preset": "mirror", "players": 3, "partnerships": False},
+        {"preset": "suicide", "nil_pass": 3, "blind_nil": True},
+        {"preset": "cutthroat", "bidding_formats": ["individual", "whiz", "mirror"]},
+        {"preset": "competitive", "bidding_formats": ["team", "suicide"], "nil_pass": 1},
+        {"bidding_formats": ["whiz", "individual"], "blind_nil": True},
+        {"mercy_margin": 1},
+        {"nil_pass": 3, "preset": "six_player", "partnerships": True},
+    ],
+)
+def test_consistent_house_rules_are_accepted(data):
+    rules = Rules.model_validate(data)
+    assert Rules.model_validate(rules.model_dump()) == rules
 
 
 def test_unknown_preset_is_refused_naming_preset():

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import namedtuple
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
@@ -387,13 +388,14 @@ def test_serve_turns_per_message_deflate_on_only_when_told(tmp_path, setting, co
         server.communicate(timeout=30)
 
 
-def fair_record(tmp_path: Path, tamper: bool = False) -> Path:
-    """A whole bot game dealt from seeds, saved as the hand review's download."""
+def fair_record(tmp_path: Path, tamper: bool = False, **house: Any) -> Path:
+    """A whole bot game dealt from seeds, saved as the hand review's download (``house``:
+    rule overrides on the standard preset)."""
     from server.engine import Game, Rules
     from server.engine.bots import choose_action
     from server.engine.fairness import Deals
 
-    rules = Rules.preset("standard", target_score=150)
+    rules = Rules.preset("standard", target_score=150, **house)
     game = Game(rules, deals=Deals.fresh("cli01", bytes(range(32)), {0: "me"}))
     rng = random.Random(4)
     while game.phase != "over":
@@ -416,6 +418,17 @@ def test_verify_says_every_deal_of_a_record_matched(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Hand 1: matched (commitment, deck and cards dealt, first dealer)."
     assert lines[-1].startswith("All ") and lines[-1].endswith(" deals matched.")
+
+
+def test_verify_replays_house_rules_and_the_nil_pass(tmp_path, capsys):
+    """A format night with the nil pass: the passes move cards after the deal, which the
+    record keeps as dealt, so every deal still matches its seeds."""
+    rotation = ["suicide", "whiz", "mirror", "individual"]
+    path = fair_record(tmp_path, bidding_formats=rotation, nil_pass=2, lose_score=-150)
+    record = json.loads(path.read_text())
+    assert record["table"]["rules"]["bidding_formats"] == rotation
+    assert main(["verify", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("matched.")
 
 
 def test_verify_says_plainly_which_deal_did_not_match(tmp_path, capsys):

@@ -35,6 +35,10 @@ VARIANTS = [
     {"preset": "two_player"},
     {"preset": "six_player"},
     {"preset": "six_player", "deck": "jokers"},
+    # House rules: the nil pass moves cards after the deal (every Suicide hand has one),
+    # and a format night changes the bidding hand by hand; the deals still verify.
+    {"preset": "suicide", "nil_pass": 2},
+    {"preset": "standard", "bidding_formats": ["suicide", "whiz", "mirror", "team"], "nil_pass": 1},
 ]
 
 

@@ -9,6 +9,10 @@ The ``basic`` level (``basic.py``) plays by the rules of thumb a club player lea
 first: it counts likely tricks to bid (``evaluation.py``), wins tricks cheaply while the
 contract needs them, ducks as a nil bidder, covers a nil partner and avoids needless bags.
 
+Every level bids by the format of the hand in progress (the view's ``bidding``: each
+level reads the rules of that hand, ``Rules.for_format``), and picks among the bids the
+view offers: Whiz's nil or spade count, Mirror's one bid, Suicide's nil or number.
+
 The ``advanced`` level (``advanced.py``) bids from the same count
 but reads the scoreboard (bags near the limit, the target, a deficit late in the game,
 10-for-200), and picks each card by a look-ahead: it imagines deals of the cards it has
@@ -73,6 +77,10 @@ def choose_action(
     """
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")
+    bidding = view.get("bidding")
+    if isinstance(bidding, str):
+        # The rules of the hand in progress: its bidding format, under a rotation.
+        rules = rules.for_format(bidding)
     # Bots never claim: they play the tricks out (a claim offered is a sure thing
     # either way, and playing on shows the others every card as it falls).
     legal: list[LegalAction] = [a for a in view.get("legal") or [] if a["type"] != "claim"]

@@ -142,7 +142,11 @@ def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> 
     max_danger, max_strength = NIL_MAX_DANGER, NIL_MAX_STRENGTH
     if desperate:
         max_danger, max_strength = NIL_MAX_DANGER_DESPERATE, NIL_MAX_STRENGTH_DESPERATE
-    if (
+    suicide = basic.suicide_nil(rules, hand, numbers)
+    if suicide is not None:
+        if suicide:
+            return {"type": "bid", "bid": 0}
+    elif (
         0 in numbers
         and not situation.near_target
         and strength <= max_strength

@@ -51,6 +51,11 @@ NIL_MAX_STRENGTH = 1.5
 TRICKS_FROM_STRENGTH = {2: (0.9, 2.5), 3: (1.15, 1.5), 4: (0.91, 1.0), 6: (1.1, 1.2)}
 BID_MARGIN_PARTNERS = 0.55
 BID_MARGIN_SOLO = 0.9
+# Suicide: the side's first bidder takes the nil with a hand weaker than about half of
+# all hands (nil danger and strength near their medians on random deals), leaving the
+# numbers to a partner who is then more likely the stronger.
+SUICIDE_NIL_DANGER = 8.0
+SUICIDE_NIL_STRENGTH = 2.5
 # Blind nil is a gamble worth taking only this far behind (or further, if the table
 # demands more).
 BLIND_NIL_DEFICIT = 200
@@ -85,13 +90,13 @@ def choose_blind(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -
 
 
 def choose_pass(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> PassAction:
-    """The blind nil bidder gives away its most dangerous cards (top spades, then the
-    highest side cards); its partner gives the lowest side cards, which a nil can duck
-    with, and keeps its spades and honours to cover."""
+    """The nil bidder (blind nil, or a nil of the nil pass) gives away its most dangerous
+    cards (top spades, then the highest side cards); its partner gives the lowest side
+    cards, which a nil can duck with, and keeps its spades and honours to cover."""
     state = seat_state(rules, view, rng)
     count = pass_count(legal)
     order = state.order
-    if state.bids[state.seat] == "blind_nil":
+    if is_nil(state.bids[state.seat]):
         chosen = sorted(state.hand, key=lambda c: _danger(state, c))[-count:]
     else:
         ranked = sorted(state.hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
@@ -106,7 +111,11 @@ def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> 
     numbers = bid_numbers(legal)
     strength = hand_strength(hand, rules.deck, rules.players)
     partner_bids = [bid for s in state.teammates if (bid := state.bids[s]) is not None]
-    if 0 in numbers and _nil_is_sensible(rules, hand, strength, partner_bids):
+    suicide = suicide_nil(rules, hand, numbers)
+    if suicide is not None:
+        if suicide:
+            return {"type": "bid", "bid": 0}
+    elif 0 in numbers and _nil_is_sensible(rules, hand, strength, partner_bids):
         return {"type": "bid", "bid": 0}
     slope, intercept = TRICKS_FROM_STRENGTH[rules.players]
     margin = BID_MARGIN_PARTNERS if state.teammates else BID_MARGIN_SOLO
@@ -115,6 +124,18 @@ def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> 
         wanted += sum(b for b in partner_bids if isinstance(b, int))
     candidates = [n for n in numbers if n > 0] or numbers
     return {"type": "bid", "bid": min(candidates, key=lambda n: (abs(n - wanted), n))}
+
+
+def suicide_nil(rules: Rules, hand: list[str], numbers: list[int]) -> bool | None:
+    """Under Suicide, for the side's first bidder (offered nil and numbers): whether to
+    take the side's nil, a hand weaker than about half of all hands. None for any other
+    seat or format (the second bidder's choice is made for it)."""
+    if rules.bidding != "suicide" or 0 not in numbers or len(numbers) < 2:
+        return None
+    return (
+        nil_danger(hand, rules.deck, rules.players) <= SUICIDE_NIL_DANGER
+        and hand_strength(hand, rules.deck, rules.players) <= SUICIDE_NIL_STRENGTH
+    )
 
 
 def _nil_is_sensible(

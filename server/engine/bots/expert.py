@@ -30,6 +30,14 @@ within a time budget per decision.
   imagined among the others, each deal played out once as a blind nil and once with
   the ordinary bid, and declared when the blind nil's chance of winning the game is
   the higher on average.
+- **House formats**: the imagined bids of the seats still to bid follow the hand's
+  format (Whiz: nil for a hand the basic level would nil, else its spade count; Mirror:
+  its spade count; Suicide: the first of a side as the basic level decides, the second
+  what that leaves). Whiz's nil, and Suicide's first bidder's nil, are always weighed
+  on the play-outs (not only for a hand that looks like a nil); in Suicide the number
+  is weighed with the partner's forced nil, so nil is not held to ``NIL_MIN_MADE``
+  there (both choices carry a nil). With ``nil_pass``, each play-out starts after the
+  nil pass of every side with one nil, made as the basic level makes it.
 
 The pass and the draw are the advanced level's.
 """
@@ -70,7 +78,7 @@ from server.engine.cards import (
     taking,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import game_winner, is_nil, score_sides
+from server.engine.scoring import BLIND_NIL, game_winner, is_nil, score_sides
 from server.engine.shapes import (
     Action,
     Bid,
@@ -260,7 +268,8 @@ def choose_bid(
         break
     if count == 0:  # not one whole deal within the budget: the advanced level's bid
         return {"type": "bid", "bid": anchor}
-    if 0 in totals and len(totals) > 1 and nil_made < NIL_MIN_MADE * count:
+    suicide = rules.bidding == "suicide"
+    if 0 in totals and len(totals) > 1 and nil_made < NIL_MIN_MADE * count and not suicide:
         del totals[0]
     best = max(totals.values())
     tied = [bid for bid, total in totals.items() if total >= best - 1e-9]
@@ -338,12 +347,35 @@ def _weigh_blind(
 def _blind_pass(state: SeatState, deal: list[list[int]], passing: int) -> list[list[int]]:
     """The deal after a blind nil's pass: its ``passing`` most dangerous cards (top
     spades, then the highest) to its partner, the partner's lowest side cards back."""
-    hands = [list(h) for h in deal]
     if passing <= 0 or not state.teammates:
-        return hands
+        return [list(h) for h in deal]
+    return _exchange(state, deal, state.seat, state.teammates[0], passing)
+
+
+def _nil_passed(
+    rules: Rules, state: SeatState, deal: list[list[int]], bids: list[Bid | None]
+) -> list[list[int]]:
+    """A copy of the deal after the nil pass (``nil_pass``) of every side whose bids are
+    one nil and one number: the nil its most dangerous cards, the partner its lowest."""
+    if rules.nil_pass <= 0:
+        return [list(h) for h in deal]
+    hands = deal
+    for side in state.sides:
+        side_bids = [bids[s] for s in side]
+        if len(side) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
+            nil_seat = side[side_bids.index(0)]
+            hands = _exchange(state, hands, nil_seat, side[0] + side[1] - nil_seat, rules.nil_pass)
+    return [list(h) for h in hands]
+
+
+def _exchange(
+    state: SeatState, deal: list[list[int]], nil_seat: int, partner: int, passing: int
+) -> list[list[int]]:
+    """The deal after a nil's pass: its ``passing`` most dangerous cards (top spades,
+    then the highest) to its partner, the partner's lowest side cards back."""
+    hands = [list(h) for h in deal]
     order = state.order
-    partner = state.teammates[0]
-    mine, theirs = hands[state.seat], hands[partner]
+    mine, theirs = hands[nil_seat], hands[partner]
     given = sorted(mine, key=lambda c: order.power[c] + (4 if order.suit[c] == SPADES else 0))
     back = sorted(theirs, key=lambda c: (order.suit[c] == SPADES, order.power[c]))
     for card in given[-passing:]:
@@ -413,7 +445,7 @@ def _bid_candidates(
         hand_strength(hand, rules.deck, rules.players) <= NIL_TRY_STRENGTH
         and nil_danger(hand, rules.deck, rules.players) <= NIL_TRY_DANGER
     )
-    if anchor == 0 or nil_hand:
+    if anchor == 0 or nil_hand or rules.bidding in ("whiz", "suicide"):
         wanted.add(0)
     else:
         wanted.discard(0)
@@ -439,12 +471,38 @@ def _imagined_bids(
             continue
         side = state.side_of(seat)
         margin = basic.BID_MARGIN_PARTNERS if len(side) > 1 else basic.BID_MARGIN_SOLO
-        strength = hand_strength([card_code(c) for c in deal[seat]], rules.deck, n)
+        hand = [card_code(c) for c in deal[seat]]
+        strength = hand_strength(hand, rules.deck, n)
         own = max(int(slope * strength + intercept + 0.5 - margin), 1)
+        if rules.bidding in ("whiz", "mirror", "suicide"):
+            bids[seat] = _format_bid(rules, deal[seat], hand, [bids[s] for s in side], own)
+            continue
         if rules.bidding == "team":
             own += sum(b for s in side if s != seat and isinstance(b := bids[s], int))
         bids[seat] = max(own, rules.min_team_bid)
     return bids
+
+
+def _format_bid(
+    rules: Rules, cards: list[int], hand: list[str], side_bids: list[Bid | None], own: int
+) -> int:
+    """An imagined seat's bid under Whiz, Mirror or Suicide: the basic level's choice
+    among the bids the format leaves it (``own``: its basic count; ``side_bids``: its
+    side's bids so far, its own None)."""
+    order = card_order(rules.deck)
+    if rules.bidding != "suicide":
+        spades = sum(1 for c in cards if order.suit[c] == SPADES)
+        if rules.bidding == "mirror" or spades == 0:
+            return spades
+        weak = hand_strength(hand, rules.deck, rules.players) <= basic.NIL_MAX_STRENGTH
+        safe = nil_danger(hand, rules.deck, rules.players) <= basic.NIL_MAX_DANGER
+        return 0 if weak and safe else spades
+    low = max(rules.min_team_bid, 1)
+    made = [b for b in side_bids if b is not None]
+    if not made:
+        numbers = [0, low]
+        return 0 if basic.suicide_nil(rules, hand, numbers) else max(own, low)
+    return max(own, low) if any(is_nil(b) for b in made) else 0
 
 
 def play_out(
@@ -470,10 +528,11 @@ def play_out(
 def _simulate(
     rules: Rules, view: View, state: SeatState, deal: list[list[int]], bids: list[Bid | None]
 ) -> tuple[HuntingRollout, tuple[int, ...]]:
-    """The rollout policy (scoring these bids) and the tricks it takes on the deal."""
+    """The rollout policy (scoring these bids) and the tricks it takes on the deal (after
+    the nil pass, at a table that has one)."""
     imagined = dataclasses.replace(state, bids=bids, contracts=None)
     sim = HuntingRollout(imagined, view)
-    hands = [list(h) for h in deal]
+    hands = _nil_passed(rules, state, deal, bids)
     leader = _first_leader(rules, view, hands)
     tricks_won = [0] * state.players
     broken = False

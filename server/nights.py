@@ -29,12 +29,12 @@ from server.engine import Rules
 from server.engine.rules import MAX_SCORE, RuleFields
 from server.protocol import (
     ClubNight,
-    ClubNights,
     NightEvenness,
-    NightListed,
     NightRound,
+    NightSeat,
     NightStanding,
     NightStatus,
+    NightSummary,
     NightTable,
     NightWatch,
 )
@@ -44,13 +44,14 @@ from server.realtime.hub import TableHub
 from server.store.clubs import ClubStore
 from server.store.models import utcnow
 from server.store.nights import NightRecord, NightStore
+from server.store.records import iso
 
 log = structlog.get_logger(__name__)
 
 # The bot that plays the seats nobody is scheduled for.
 NIGHT_BOT = "advanced"
-# Nights a club's page lists: the latest few (one is on at a time, as a rule).
-LISTED = 5
+# The nights a club's list shows.
+NIGHTS_LISTED = 50
 
 
 class NightRefused(Exception):
@@ -77,7 +78,9 @@ def round_rules(
     elif target_score is not None:
         fields["target_score"] = target_score
     if bidding is not None:
+        # The round's one format, in place of any rotation of formats by hand.
         fields["bidding"] = bidding
+        fields["bidding_formats"] = None
     return fields
 
 
@@ -194,7 +197,28 @@ class Nights:
             raise NightRefused(404, "No such night in this club.")
         return night
 
-    async def read(self, night: NightRecord, with_watch: bool = True) -> ClubNight:
+    async def latest(self, club_id: str) -> list[NightSummary]:
+        """The club's latest nights, newest first."""
+        shown = []
+        for night in await self.store.latest(club_id, NIGHTS_LISTED):
+            games = await self.store.games(night.id)
+            shown.append(
+                NightSummary(
+                    id=night.id,
+                    created=iso(night.created),
+                    status=self.status(night, games),
+                    round=night.round,
+                    rounds=night.rounds,
+                    format=fill_format(night),
+                    members=len(night.members),
+                    ended=night.ended,
+                )
+            )
+        return shown
+
+    async def read(
+        self, night: NightRecord, with_watch: bool = True, you: str | None = None
+    ) -> ClubNight:
         games = await self.store.games(night.id)
         _club, names, _removed = await self.store.names(night.club_id)
         shown = self.shown_schedule(night, games)
@@ -224,25 +248,12 @@ class Nights:
                 sit_out_min=measure.sit_out_min,
                 sit_out_max=measure.sit_out_max,
             ),
+            you=you,
+            seat=seat_of(you, night, shown),
         )
         if with_watch:
             answer["watch_url"] = watch_url(night)
         return answer
-
-    async def listed(self, club_id: str) -> ClubNights:
-        """The club's latest nights (`LISTED`), newest first, each with its status."""
-        shown = []
-        for night in await self.store.latest(club_id, LISTED):
-            games = [] if night.ended else await self.store.games(night.id)
-            shown.append(
-                NightListed(
-                    id=night.id,
-                    status=self.status(night, games),
-                    round=night.round,
-                    rounds=night.rounds,
-                )
-            )
-        return ClubNights(nights=shown)
 
     async def watch(self, night_id: str, token: str) -> NightWatch:
         """What the watch link shows; 403 for a wrong link, whether the night exists or not."""
@@ -439,6 +450,8 @@ class Nights:
             raise NightRefused(409, "This night is over.")
         if out == into:
             raise NightRefused(422, "Choose two different members.")
+        if out not in self.everyone(night):
+            raise NightRefused(422, "out: that member is not in this night.")
         await self.check_members(night.club_id, [into])
         games = await self.store.games(night.id)
         going = night.round > 0 and not round_over(night.round, night.schedule, games)
@@ -487,6 +500,18 @@ class Nights:
                 except TableError:
                     continue
         return await self.read(await self.night(night.club_id, night.id))
+
+
+def seat_of(member: str | None, night: NightRecord, shown: list[NightRound]) -> NightSeat | None:
+    """Where `member` sits in the round being played, if anywhere."""
+    if member is None or night.round == 0 or night.ended:
+        return None
+    for table in shown[night.round - 1]["tables"]:
+        if member in table["seats"]:
+            return NightSeat(
+                round=night.round, table=table.get("table"), seat=table["seats"].index(member)
+            )
+    return None
 
 
 def complete(night: NightRecord, games: Sequence[NightGame]) -> bool:
