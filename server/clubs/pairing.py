@@ -9,8 +9,10 @@ game). `None` in a seat is a bot.
   follow the round robin's circle method, so no two members partner twice before every
   pair has partnered once. Otherwise each round's partners are found by a seeded local
   search. In both cases the search then groups the partnerships into tables, spreading
-  opponents. Its cost grows exponentially with the times two members already partnered
-  (heavily) or opposed (lightly), so that it keeps the largest count low first.
+  opponents, and `polish` trades partnerships between tables over the whole schedule.
+  Costs grow exponentially with the times two members already partnered (heavily) or
+  opposed (lightly), so that the largest count is kept low first. A small night (one or
+  two tables) is made several times and the most even schedule kept.
 - "pairs": fixed partnerships (consecutive members) meet each other pair in turn (the
   circle method over pairs; a round robin again when the rounds outlast it).
 
