@@ -5,6 +5,7 @@
 // (never sent to the server) and are kept in localStorage under spades.club.<id>.
 
 import "/static/comfort.js";
+import { renderClubNight } from "/static/club-night.js";
 import { api, el, fill, patch, remembered } from "/static/dom.js";
 import { linkField, rememberCreated, seatKey, showLinkDialog } from "/static/links.js";
 import { CLUB_FIGURES } from "/static/protocol-types.js";
@@ -290,6 +291,7 @@ async function refresh() {
   renderHouseRules($("house-rules-section"), club, {
     clubId, hostToken: held().host, catalog, saved: refresh,
   });
+  renderClubNight($("club-night"), { clubId, club, held: held() });
   renderMembers();
   renderTables();
   renderGames();

@@ -34,6 +34,7 @@ const SHELL = [
   "/static/keys.js",
   "/static/links.js",
   "/static/lobby.js",
+  "/static/night-follow.js",
   "/static/qr.js",
   "/static/review.js",
   "/static/rulebuilder.js",

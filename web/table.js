@@ -26,6 +26,7 @@ import {
 import { downloadRecord, HandReview } from "/static/review.js";
 import { DealSeeds, renderNextDeal, showVerification } from "/static/fairness.js";
 import { handFormatWords, loadCatalog, presetOf, rulesInWords } from "/static/rules.js";
+import { followNight } from "/static/night-follow.js";
 import { gameOverPanel, handSummary, renderScorepad, sideExtras } from "/static/scorepad.js";
 import { freeMiddle, renderSeats } from "/static/seats.js";
 import { capitalised, seatName, seatPlace, sideName, sidesOf } from "/static/seating.js";
@@ -178,6 +179,7 @@ function receiveState(message, { answersHello }) {
   if (page.view?.hand_number !== handBefore || page.view?.phase !== "pass") page.passChoice.clear();
   followHistory();
   render();
+  followNight(tableId, page.table.status);
   cues.receive(page);
   if (!firstState) announcer.receive(before, page);
 }

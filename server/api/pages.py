@@ -63,6 +63,20 @@ async def club_page(club_id: Id) -> FileResponse:
     return page("club.html")
 
 
+@router.get("/c/{club_id}/night/{night_id}")
+async def night_page(club_id: str, night_id: str) -> FileResponse:
+    """A club night's page, the same for every id, as the club page: the night is read
+    with a token the page holds."""
+    return page("night.html")
+
+
+@router.get("/c/{club_id}/night/{night_id}/standings")
+async def night_standings(club_id: str, night_id: str) -> FileResponse:
+    """A club night's standings board (the room's screen, a phone): the night page that
+    never moves to a table."""
+    return page("night.html")
+
+
 @router.get("/sw.js")
 async def service_worker() -> FileResponse:
     """The client's service worker (web/sw.js), at the top of the site: a worker's scope

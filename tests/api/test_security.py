@@ -57,6 +57,9 @@ async def test_every_http_response_carries_the_security_headers(http):
         f"/t/{table['id']}": 200,
         "/c/any-club": 200,
         "/static/club.js": 200,
+        "/c/any-club/night/any-night": 200,
+        "/c/any-club/night/any-night/standings": 200,
+        "/static/night.js": 200,
         "/static/app.css": 200,
         "/static/table.js": 200,
         "/api/tables": 200,
@@ -240,6 +243,26 @@ async def test_the_lobby_and_a_table_page_load_in_chromium_with_no_csp_violation
             await page.locator("#leaderboard tbody tr").first.wait_for()
             await page.wait_for_load_state("networkidle")
             violations += await page.evaluate("window.__violations")
+            # A club night's page (the host's) and its standings board (the watch link).
+            host = {"Authorization": f"Bearer {club['host_token']}"}
+            for name in ("Bo", "Cy", "Di"):
+                joining = {"name": name, "invite": club["invite"]}
+                await page.request.post(f"/api/clubs/{club['id']}/members", data=joining)
+            listed = await page.request.get(f"/api/clubs/{club['id']}", headers=host)
+            members = [member["id"] for member in (await listed.json())["members"]]
+            wanted = {"members": members, "rounds": 1, "hands": 1}
+            made_night = await page.request.post(
+                f"/api/clubs/{club['id']}/nights", headers=host, data=wanted
+            )
+            night = await made_night.json()
+            for path in (
+                f"/c/{club['id']}/night/{night['id']}#host={club['host_token']}",
+                night["watch_url"],
+            ):
+                await page.goto(path)
+                await page.locator("#standings tbody tr").nth(3).wait_for()
+                await page.wait_for_load_state("networkidle")
+                violations += await page.evaluate("window.__violations")
             await context.close()
         finally:
             await browser.close()
