@@ -501,6 +501,8 @@ def summary(rules: Rules | RulesData) -> str:
     'Rotation Suicide, Mirror, Whiz · min bid 4 · nil pass 2 · to 500 · mercy 300'
     >>> summary({"preset": "cutthroat", "target_score": 300})
     'Cutthroat · to 300'
+    >>> summary({"preset": "standard", "hand_limit": 2})
+    'Standard · 2 hands'
     """
     data: RulesData = rules.model_dump() if isinstance(rules, Rules) else rules
     return _summary(frozen(data))
@@ -525,7 +527,10 @@ def _summary(key: Frozen) -> str:
         parts.append(f"nil pass {values['nil_pass']}")
     if values["blind_nil"]:
         parts.append("blind nil")
-    parts.append(f"to {values['target_score']}")
+    if values.get("hand_limit"):
+        parts.append(f"{values['hand_limit']} hands")
+    else:
+        parts.append(f"to {values['target_score']}")
     if values["lose_score"] is not None:
         parts.append(f"lose at {values['lose_score']}")
     if values.get("mercy_margin"):
