@@ -52,6 +52,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from server.api.services import services_of
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.hub import SeatedTable, seat_table
@@ -233,7 +235,7 @@ async def main(arguments: argparse.Namespace) -> None:
         )
         app = create_app(settings)
         async with app.router.lifespan_context(app):
-            hub = app.state.hub
+            hub = services_of(app).hub
             gap = arguments.gap / 1000
             tables = await open_tables(
                 hub, arguments.tables, arguments.spectators, arguments.preset

@@ -28,6 +28,8 @@ from pathlib import Path
 import httpx
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from server.api.services import services_of
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.server import database
@@ -162,7 +164,7 @@ async def fill(http: httpx.AsyncClient, app: object, games: int) -> tuple[str, s
             )
         ).json()
         members.append((joined["member"]["id"], joined["token"]))
-    engine = app.state.db_engine  # type: ignore[attr-defined]
+    engine = services_of(app).db_engine
     rng = random.Random(1)
     for number in range(games):
         seated = [member for member, _token in rng.sample(members, RULES.players)]
@@ -189,7 +191,7 @@ async def main(given_url: str | None, games: int, requests: int) -> None:
             async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
                 started = time.perf_counter()
                 club_id, token = await fill(http, app, games)
-                dialect = app.state.db_engine.dialect.name
+                dialect = services_of(app).db_engine.dialect.name
                 print(
                     f"{dialect}: a club of {MEMBERS} members, {games} finished games, filled in "
                     f"{time.perf_counter() - started:.1f} s"

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, R
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from server.api.ratelimit import limit_writes
+from server.api.services import services
 from server.engine.rules import RuleFields
 from server.names import check_text
 from server.protocol import ClubGames, ClubInvite, ClubPage, CreatedClub, JoinedClub
@@ -29,8 +30,7 @@ FORBIDDEN = "This club is private: open its link, or use your member token."
 
 
 def get_clubs(request: Request) -> ClubStore:
-    clubs: ClubStore = request.app.state.clubs
-    return clubs
+    return services(request).clubs
 
 
 Clubs = Annotated[ClubStore, Depends(get_clubs)]
@@ -111,7 +111,7 @@ async def create_club(body: NewClub, clubs: Clubs) -> CreatedClub:
 
 @router.post("/clubs/{club_id}/members", status_code=201, dependencies=WRITES)
 async def join_club(club_id: str, body: Joining, request: Request, clubs: Clubs) -> JoinedClub:
-    limit = request.app.state.settings.seat_name_max_length
+    limit = services(request).settings.seat_name_max_length
     if not 1 <= len(body.name) <= limit:
         raise HTTPException(422, f"name: a member name is 1 to {limit} characters.")
     invite_hash = await clubs.invite_hash(club_id)

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from server import shipped
+from server.api.services import services
 
 WEB = shipped("web")
 
@@ -51,7 +52,7 @@ async def lobby() -> FileResponse:
 
 @router.get("/t/{table_id}")
 async def table_page(table_id: str, request: Request) -> FileResponse:
-    await request.app.state.hub.room(table_id)
+    await services(request).hub.room(table_id)
     return page("table.html")
 
 

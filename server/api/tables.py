@@ -17,6 +17,7 @@ from pydantic import (
 
 from server.api.clubs import club_rules, get_clubs, seat_member
 from server.api.ratelimit import limit_writes
+from server.api.services import services
 from server.engine import PRESETS, Rules
 from server.names import check_text
 from server.protocol import (
@@ -41,8 +42,7 @@ TurnSeconds = Annotated[StrictInt | None, Field(ge=TURN_SECONDS_MIN, le=TURN_SEC
 
 
 def get_hub(request: Request) -> TableHub:
-    hub: TableHub = request.app.state.hub
-    return hub
+    return services(request).hub
 
 
 Hub = Annotated[TableHub, Depends(get_hub)]
@@ -144,7 +144,7 @@ async def presets() -> Presets:
 
 @router.post("/tables", status_code=201, dependencies=WRITES)
 async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTable:
-    limit = request.app.state.settings.table_name_max_length
+    limit = services(request).settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
         raise HTTPException(422, f"name: a table name is at most {limit} characters.")
     given = body.rules
@@ -227,7 +227,7 @@ async def take_seat(
 
 
 def check_seat_name(name: str, request: Request) -> None:
-    limit = request.app.state.settings.seat_name_max_length
+    limit = services(request).settings.seat_name_max_length
     if not 1 <= len(name) <= limit:
         raise HTTPException(422, f"name: a seat name is 1 to {limit} characters.")
 

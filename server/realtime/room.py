@@ -17,18 +17,21 @@ import time
 from collections import deque
 from collections.abc import Collection
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import orjson
 
 from server.engine import Action, Game, Rules
 from server.engine.fairness import Deals, NextDeal, commitment
 from server.engine.rules import RuleFields
-from server.protocol import ChatLine, DealSeeds, ReviewChoice, ServerMessage, TimerMove
-from server.realtime.codec import PublicEncoder, SeatEncoder, StateEncoder
+from server.protocol import ChatLine, DealSeeds, PublicTable, ReviewChoice, ServerMessage, TimerMove
+from server.realtime.codec import StateEncoder
 from server.realtime.hosting import hash_token, matches
 from server.realtime.timer import public_move, utcnow
 from server.store.records import Hosting, TableRecord, TableSummary
+
+if TYPE_CHECKING:  # `views` builds what listeners are sent, reading rooms
+    from server.realtime.views import Encoded
 
 ROOM_RNG = random.Random()
 
@@ -41,7 +44,7 @@ class Listener(Protocol):
 
     seat: int | None
 
-    def send(self, message: ServerMessage) -> None: ...
+    def send(self, message: ServerMessage | Encoded) -> None: ...
 
     async def close(self, code: int, reason: str) -> None: ...
 
@@ -79,7 +82,7 @@ class Room:
         "chat",
         "created",
         "evicted",
-        "fairness_json",
+        "fairness",
         "game",
         "game_id",
         "game_number",
@@ -95,12 +98,10 @@ class Room:
         "lock",
         "name",
         "open_deals",
-        "public_encoder",
         "reviews",
         "rng",
         "rules",
         "rules_json",
-        "seat_encoder",
         "seats",
         "seq",
         "series",
@@ -143,13 +144,11 @@ class Room:
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
         self.evicted = False
         self.touched = time.monotonic()
-        # The public table's JSON but its version and deadline, kept by `views` until the
-        # pipeline applies a change to anything else (None: to be made again).
-        self.table_rest: bytes | None = None
-        # The `fairness` of the states, as JSON, and what it was made from (`views`).
-        self.fairness_json: tuple[tuple[object, ...], bytes] | None = None
-        self.public_encoder = PublicEncoder()
-        self.seat_encoder = SeatEncoder()
+        # The public table, kept by `views` until the pipeline applies a change to anything
+        # but its version and deadline (None: to be made again).
+        self.table_rest: PublicTable | None = None
+        # The `fairness` of the states and what it was made from (`views`).
+        self.fairness: tuple[tuple[object, ...], NextDeal | None] | None = None
         self.state_encoder = StateEncoder()
         self.load(record)
 
@@ -173,7 +172,7 @@ class Room:
         )
         if record.deal_seeds is not None:
             self.take_seeds(record.deal_seeds)
-        self.fairness_json = None
+        self.fairness = None
         # The moves the turn timer made in the current hand, as everyone may see them.
         self.timer_moves: list[TimerMove] = [
             public_move(seat, action)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 
 HOST_ROUTES = ("move", "standin", "reissue")
 
@@ -75,7 +76,7 @@ async def test_the_answers_document_the_contract_fields(client):
 
 async def test_table_answers_equal_what_the_hub_gives(client, app):
     """The response models drop nothing: optional seat fields included."""
-    hub = app.state.hub
+    hub = services_of(app).hub
     created = (
         await client.post("/api/tables", json={"listed": True, "rules": {"target_score": 100}})
     ).json()

@@ -18,6 +18,7 @@ import pytest
 from bench.harness import tables
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 from server.cli import main
 from server.engine import PRESETS, Game, Rules
 from server.realtime import moves
@@ -219,7 +220,7 @@ async def test_no_server_seed_is_in_a_frame_answer_or_log_line_before_its_hand_i
         )
     finally:
         watcher.cancel()
-    room = app.state.hub.rooms[table_id]
+    room = services_of(app).hub.rooms[table_id]
     keys = [key.hex() for key in room.game.deals.keys]
     assert len(keys) == room.game.hand_number + 1  # the last one: the rematch's first
     frames = [m for client in [spectator, *players] for m in client.messages]

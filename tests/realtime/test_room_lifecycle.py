@@ -17,6 +17,7 @@ from sqlalchemy.util import await_only
 
 from bench.harness.hub import Mailbox
 from bench.harness.tables import add_bots, take_seats
+from server.api.services import services_of
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
 from server.realtime.views import room_table
@@ -71,7 +72,7 @@ async def action_count(hub: TableHub, table_id: str) -> int:
 
 async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, {"preset": "standard"})
     assert table_id in hub.rooms
     assert rooms_loaded() == len(hub.rooms) >= 1
@@ -86,7 +87,7 @@ async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
 
 async def test_a_watched_room_stays_in_memory(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, {"preset": "standard"})
     spectator = TableClient(address, table_id)
     await spectator.connect()
@@ -100,7 +101,7 @@ async def test_a_watched_room_stays_in_memory(served, http):
 
 async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_state(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
     players = [TableClient(address, table_id, token) for token in tokens]
@@ -135,7 +136,7 @@ async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_s
 
 async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_once(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     await take_seats(http, table_id)
     room = await hub.room(table_id)
@@ -170,7 +171,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
     served, http
 ):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
     await until(lambda: table_id not in hub.rooms)
@@ -200,7 +201,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
 @pytest.mark.parametrize("bot_delay", [0.005])
 async def test_a_bot_only_table_is_never_evicted_mid_game_and_finishes(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     await add_bots(http, table_id)
     room: Room = hub.rooms[table_id]
@@ -217,7 +218,7 @@ async def test_a_bot_only_table_is_never_evicted_mid_game_and_finishes(served, h
 
 async def test_the_lobby_lists_tables_from_the_database_without_loading_them(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     waiting = await create_table(http, {"preset": "cutthroat"})
     playing = await create_table(http, {"preset": "standard"})  # no end after one hand
     tokens = await take_seats(http, playing)
@@ -246,11 +247,11 @@ async def test_the_lobby_shows_zero_scores_before_the_first_hand_ends(served, ht
     app, _address = served
     table_id = await create_table(http, {"preset": "cutthroat"})
     await take_seats(http, table_id, 3)
-    fresh = TableHub(app.state.hub.store, app.state.hub.settings, LocalNotices())
+    fresh = TableHub(services_of(app).hub.store, services_of(app).hub.settings, LocalNotices())
     (listed,) = [table for table in await fresh.lobby() if table["id"] == table_id]
     assert listed["status"] == "playing" and listed["hands_played"] == 0
     assert listed["scores"] == [{"score": 0, "bags": 0}] * 3
-    assert listed == room_table(await app.state.hub.room(table_id))
+    assert listed == room_table(await services_of(app).hub.room(table_id))
 
 
 async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(postgres_url):
@@ -289,7 +290,7 @@ def sockets_counted() -> float:
 
 async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     counted = sockets_counted()
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
@@ -298,14 +299,14 @@ async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(serve
         await player.connect()
     assert sockets_counted() == counted + 4
     on_turn = players[players[0].view["turn"][0]]
-    async with app.state.db_engine.begin() as connection:
+    async with services_of(app).db_engine.begin() as connection:
         await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
     try:
         await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 3}, "id": "lost"})
         refusal = await on_turn.until(lambda m: m["type"] == "error")
         assert refusal["code"] == "unavailable"
     finally:
-        async with app.state.db_engine.begin() as connection:
+        async with services_of(app).db_engine.begin() as connection:
             await connection.execute(text("ALTER TABLE actions_away RENAME TO actions"))
     for player in players:  # sent away to reconnect: the server closes every socket
         await asyncio.wait_for(player.reader, 10)

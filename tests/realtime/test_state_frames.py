@@ -1,5 +1,5 @@
-"""A change's `state` is encoded once per seat and spliced: each socket's text is exactly
-its own message, and sockets that would get the same message share one frame."""
+"""A change's `state` is encoded once per distinct view: each socket's text is exactly its
+own message, and sockets that would get the same message share one encoded message."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import orjson
 
 from bench.harness.hub import Mailbox, seat_table
 from bench.harness.tables import pick
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Rules
 from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.timer import iso_ms
-from server.realtime.views import Frame, public_table
+from server.realtime.views import Encoded, public_table
 
 
 def fresh_state(room: Any, listener: Any) -> dict[str, Any]:
@@ -47,7 +48,7 @@ def as_sent(room: Any, listener: Any, sent: dict[str, Any]) -> dict[str, Any]:
 async def test_each_socket_text_is_its_own_state_and_watchers_share_one(settings):
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        hub = app.state.hub
+        hub = services_of(app).hub
         table = await seat_table(hub, Rules.preset("standard"), "frames", turn_seconds=30)
         room, players = table.room, table.players
         watchers = [Mailbox(), Mailbox()]
@@ -59,23 +60,25 @@ async def test_each_socket_text_is_its_own_state_and_watchers_share_one(settings
         boxes = [*players, *watchers]
         frames = [box.messages[-1] for box in boxes]
         for box, frame in zip(boxes, frames, strict=True):
-            assert isinstance(frame, Frame)
-            # The spliced text is the message built whole from the room's public pieces.
+            assert isinstance(frame, Encoded)
+            # The text is the message built whole from the room's public pieces.
             sent = orjson.loads(frame.text)
+            assert sent == frame.message
             assert {**sent, "server_time": None} == as_sent(room, box, sent)
-            assert frame["version"] == room.version
-        assert [frame["seat"] for frame in frames] == [0, 1, 2, 3, None, None]
-        assert frames[4]["host"] and not frames[5]["host"]
+            assert frame.message["version"] == room.version
+        messages = [frame.message for frame in frames]
+        assert [message["seat"] for message in messages] == [0, 1, 2, 3, None, None]
+        assert messages[4]["host"] and not messages[5]["host"]
         assert frames[4] is not frames[5]
-        assert len({frame["server_time"] for frame in frames}) == 1
-        assert frames[seat]["state"]["hand"] != frames[(seat + 1) % 4]["state"]["hand"]
-        assert frames[5]["state"] == room.game.view(None)
+        assert len({message["server_time"] for message in messages}) == 1
+        assert messages[seat]["state"]["hand"] != messages[(seat + 1) % 4]["state"]["hand"]
+        assert messages[5]["state"] == room.game.view(None)
 
 
 async def test_watchers_of_the_same_kind_share_one_frame(settings):
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        hub = app.state.hub
+        hub = services_of(app).hub
         room, _invite, _host = await hub.create_table("shared", Rules.preset("standard"), True)
         watchers = [Mailbox() for _ in range(3)]
         for watcher in watchers:
@@ -98,7 +101,7 @@ class CheckingBox(Mailbox):
 
     def send(self, message: dict[str, Any]) -> None:
         super().send(message)
-        if isinstance(message, Frame):
+        if isinstance(message, Encoded):
             sent = orjson.loads(message.text)
             assert {**sent, "server_time": None} == as_sent(self.room, self, sent)
             self.checked += 1
@@ -112,7 +115,7 @@ async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(set
     public table and anything else kept between changes never goes stale)."""
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        hub = app.state.hub
+        hub = services_of(app).hub
         room, _invite, host_token = await hub.create_table(
             "life", Rules.preset("standard", target_score=150), listed=True, turn_seconds=60
         )
