@@ -153,10 +153,10 @@ async def open_tables(hub: Any, count: int, spectators: int, preset: str) -> lis
 async def move(hub: Any, table: SeatedTable, rng: random.Random) -> bool:
     """One move of `table` (a rematch if its game is over); False if none was made."""
     room = await hub.room(table.room.id)
-    if room.status == "over":
+    if room.stored.status == "over":
         await hub.rematch(room.id, table.tokens[0])
         return False
-    turn = room.game.turn if room.game is not None else []
+    turn = room.stored.game.turn if room.stored.game is not None else []
     for player in table.players:
         if player.seat in turn and (view := player.view()) and view["legal"]:
             await hub.act(room, player, pick(view, rng))

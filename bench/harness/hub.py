@@ -47,6 +47,13 @@ class Mailbox:
             message = message.message
         return message["state"] if message else None
 
+    def plain(self) -> list[Any]:
+        """Every message kept, an encoded one as its message."""
+        return [
+            message.message if isinstance(message, Encoded) else message
+            for message in self.messages or ()
+        ]
+
     def texts(self) -> list[str]:
         """Every state kept, as the text a socket sends: an encoded message's, or the
         message encoded by orjson."""

@@ -81,33 +81,33 @@ def room_table(room: Room) -> PublicTable:
 def table_now(room: Room, deadline: str | None) -> PublicTable:
     """`room_table(room)`, its version and `deadline` (as `iso_ms` gives it) put in the
     rest, which is kept on the room until the pipeline applies any other change."""
-    rest = room.table_rest
+    rest = room.cache.table_rest
     if rest is None:
-        rest = room.table_rest = room_table(room)
-    return {**rest, "version": room.version, "deadline": deadline}
+        rest = room.cache.table_rest = room_table(room)
+    return {**rest, "version": room.stored.version, "deadline": deadline}
 
 
 def next_deal(room: Room) -> NextDeal | None:
     """The next deal (`Room.next_deal`), made again only once it has changed: a deal, a
     seed, the game's end or a new game."""
     deals = room.deals()
-    game = room.game
+    game = room.stored.game
     over = game is not None and game.phase == "over"
     key = (deals, None if deals is None else deals.changes, game, over)
-    kept = room.fairness
+    kept = room.cache.fairness
     if kept is None or kept[0] != key:
-        kept = room.fairness = (key, room.next_deal())
+        kept = room.cache.fairness = (key, room.next_deal())
     return kept[1]
 
 
 def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
     """The `state` of each of `listeners`, encoded, in their order: each distinct one
     (a seat and whether it holds the host controls) made and encoded once."""
-    deadline = iso_ms(room.hosting.deadline)
+    deadline = iso_ms(room.stored.hosting.deadline)
     table = table_now(room, deadline)
     server_time = now_iso_ms()
     fairness = next_deal(room)
-    game = room.game
+    game = room.stored.game
     # The part of the view every seat shares, made once per change.
     public = None if game is None else public_view(game)
     frames: dict[tuple[int | None, bool], Encoded] = {}
@@ -123,14 +123,14 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
             )
             message: StateMessage = {
                 "type": "state",
-                "version": room.version,
+                "version": room.stored.version,
                 "seat": seat,
                 "state": view,
                 "host": host,
                 "table": table,
                 "deadline": deadline,
                 "server_time": server_time,
-                "timer_moves": room.timer_moves,
+                "timer_moves": room.stored.timer_moves,
                 "fairness": fairness,
             }
             frame = frames[(seat, host)] = Encoded(message, orjson.dumps(message).decode())
@@ -143,7 +143,7 @@ def welcome(room: Room, listener: Listener) -> Encoded:
     (frame,) = state_frames(room, [listener])
     message: StateMessage = {
         **frame.message,
-        "chat": list(room.chat),
+        "chat": list(room.stored.chat),
         "protocol": PROTOCOL_VERSION,
     }
     return Encoded(message, orjson.dumps(message).decode())
@@ -151,12 +151,12 @@ def welcome(room: Room, listener: Listener) -> Encoded:
 
 def broadcast(room: Room) -> None:
     """Each of the room's sockets gets its own `state`, made now."""
-    listeners = list(room.listeners)
+    listeners = list(room.sockets.listeners)
     for listener, frame in zip(listeners, state_frames(room, listeners), strict=True):
         listener.send(frame)
 
 
 def tell(room: Room, message: Any) -> None:
     """The same message to every socket of the room."""
-    for listener in room.listeners:
+    for listener in room.sockets.listeners:
         listener.send(message)

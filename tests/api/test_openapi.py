@@ -86,7 +86,7 @@ async def test_table_answers_equal_what_the_hub_gives(client, app):
     await add_bots(client, table_id, (1, 2, 3), level="basic")
     stood_in = await client.post(f"/api/tables/{table_id}/seats/0/standin", headers=host)
     assert stood_in.json()["seats"][0]["autoplay"] is True, stood_in.text
-    await hub.rooms[table_id].bot_task
+    await hub.rooms[table_id].tasks.bot_task
 
     info = (await client.get(f"/api/tables/{table_id}")).json()
     assert info == await hub.table_info(table_id)

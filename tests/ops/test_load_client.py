@@ -29,7 +29,7 @@ async def played_states(settings: Settings, moves: int) -> tuple[list[Mailbox], 
         room, players = table.room, table.players
         rng = random.Random(5)
         for _ in range(moves):
-            seat = room.game.turn[0]
+            seat = room.stored.game.turn[0]
             await hub.act(room, players[seat], tables.pick(players[seat].view(), rng))
     return players, table.watchers
 

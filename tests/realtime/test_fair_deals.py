@@ -221,8 +221,8 @@ async def test_no_server_seed_is_in_a_frame_answer_or_log_line_before_its_hand_i
     finally:
         watcher.cancel()
     room = services_of(app).hub.rooms[table_id]
-    keys = [key.hex() for key in room.game.deals.keys]
-    assert len(keys) == room.game.hand_number + 1  # the last one: the rematch's first
+    keys = [key.hex() for key in room.stored.game.deals.keys]
+    assert len(keys) == room.stored.game.hand_number + 1  # the last one: the rematch's first
     frames = [m for client in [spectator, *players] for m in client.messages]
     assert len(frames) > 100
     for message in frames:
@@ -322,7 +322,9 @@ def test_a_game_begun_before_deals_had_seeds_shows_none_and_its_rematch_gets_the
         ),
     )
     room = Room(record, 10)
-    assert room.game is not None and room.game.deals is None and room.next_deal() is None
+    assert (
+        room.stored.game is not None and room.stored.game.deals is None and room.next_deal() is None
+    )
     with pytest.raises(TableError) as refused:
         moves.seed(room, Seat(0), "mine")
     assert refused.value.code == "no_deal"

@@ -108,7 +108,9 @@ async def test_http_reads_never_show_a_move_whose_commit_fails(served, http):
     names = [seat["name"] for seat in after.json()["seats"]]
     assert names == [seat["name"] for seat in before["seats"]]
     # The sockets were sent away to reconnect: until they do, their seats show away.
-    await until(lambda: not services_of(app).hub.rooms[table_id].seats[0].connected, timeout=10)
+    await until(
+        lambda: not services_of(app).hub.rooms[table_id].stored.seats[0].connected, timeout=10
+    )
     for player in players:
         await player.close()
 
@@ -125,7 +127,9 @@ async def test_a_bot_game_goes_on_by_itself_after_a_failed_write(served, http):
     finally:
         await mend_actions(app)
     # ...and comes back by itself, its bots playing the game to its end, no request needed.
-    await until(lambda: table_id in hub.rooms and hub.rooms[table_id].status == "over", timeout=120)
+    await until(
+        lambda: table_id in hub.rooms and hub.rooms[table_id].stored.status == "over", timeout=120
+    )
     info = (await http.get(f"/api/tables/{table_id}")).json()
     assert info["status"] == "over" and info["winner"] in (0, 1)
 

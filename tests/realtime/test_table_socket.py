@@ -433,11 +433,11 @@ async def test_a_closed_socket_is_let_go(served, http):
     spectator = TableClient(address, table_id)
     await spectator.connect()
     room = await services_of(app).hub.room(table_id)
-    (listener,) = room.listeners
+    (listener,) = room.sockets.listeners
     assert isinstance(listener, SocketListener)
     await spectator.close()
     for _ in range(100):
-        if not room.listeners:
+        if not room.sockets.listeners:
             break
         await asyncio.sleep(0.02)
-    assert not room.listeners
+    assert not room.sockets.listeners
