@@ -1,6 +1,6 @@
 """The app's long-lived services, made once by the app factory (`server.app.create_app`)
-and read by the routes through one typed accessor (`services`, or the `Services`
-dependency `AppServices`) instead of untyped attributes of `app.state`."""
+and read by the routes through one typed accessor (`services`, or the dependency
+`AppServices`)."""
 
 from __future__ import annotations
 
