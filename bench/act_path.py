@@ -52,14 +52,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.api.services import services_of
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.hub import SeatedTable, seat_table
 from bench.harness.server import database
 from bench.harness.stats import percentile
 from bench.harness.tables import pick
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Game, Rules
 from server.realtime import views

@@ -28,11 +28,10 @@ from pathlib import Path
 import httpx
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from server.api.services import services_of
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.server import database
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Game, Rules
 from server.engine.bots import choose_action

@@ -25,6 +25,7 @@ import orjson
 from server.engine import Action, Game, Rules
 from server.engine.fairness import Deals, NextDeal, commitment
 from server.engine.rules import RuleFields
+from server.engine.shapes import LastTrick, SeatCard, SeatPart, SteadyView
 from server.protocol import (
     ChatLine,
     DealSeeds,
@@ -181,8 +182,9 @@ class RoomTasks:
 
 @dataclass(slots=True)
 class RoomCache:
-    """What is kept encoded between a table's changes: the public table and the next deal
-    its states show (`server.realtime.views`), and the snapshot's JSON the store writes
+    """What is kept between a table's changes for its states (`server.realtime.views`
+    writes it: the public table, the next deal, the parts of the views that change only
+    now and then) and the snapshot's encoder the store's writes use
     (`server.realtime.moves`). `forget` drops what a change may have made stale."""
 
     # The public table, until the pipeline applies a change to anything but its version
@@ -190,6 +192,18 @@ class RoomCache:
     table_rest: PublicTable | None = None
     # The `fairness` of the states and what it was made from.
     fairness: tuple[tuple[object, ...], NextDeal | None] | None = None
+    # The played cards as a view shows them: the game's list they were made from (held,
+    # so that `is` cannot be fooled by a new list at a freed one's address), its length.
+    played: tuple[list[tuple[int, int]], int, list[SeatCard]] | None = None
+    # The last trick as a view shows it, and the game's own it was made from.
+    last_trick: tuple[object, LastTrick | None] | None = None
+    # The view's keys that change only with the phase, a bid, a finished hand or the end,
+    # and what they were made from.
+    steady: tuple[tuple[object, ...], SteadyView] | None = None
+    # Each seat's own part of the view while it cannot change (a seat not on turn during
+    # play, until it plays a card): the game and hand they belong to, and by seat its
+    # hand's size and the part.
+    seat_parts: tuple[object, int, dict[int, tuple[int, SeatPart]]] | None = None
     state_encoder: StateEncoder = field(default_factory=StateEncoder)
 
     def forget(self) -> None:
@@ -213,13 +227,15 @@ class Room:
     its sockets, and who is connected, each its own object; plus its lock and its life in
     the hub (`touched`, `evicted`)."""
 
-    __slots__ = ("cache", "evicted", "lock", "sockets", "stored", "tasks", "touched")
+    __slots__ = ("cache", "evicted", "id", "lock", "sockets", "stored", "tasks", "touched")
 
     # Bots draw a seed from it for each decision; one for every room (its state is 2.5 KB).
     rng: ClassVar[random.Random] = ROOM_RNG
 
     def __init__(self, record: TableRecord, chat_history: int) -> None:
         self.lock = asyncio.Lock()
+        # The table's id, as stored (the same whatever is loaded again).
+        self.id = record.id
         self.stored = StoredTable.load(record, chat_history)
         self.tasks = RoomTasks()
         self.cache = RoomCache()
@@ -229,10 +245,6 @@ class Room:
         # Set once the hub has dropped this room; whoever still holds it fetches it again.
         self.evicted = False
         self.touched = time.monotonic()
-
-    @property
-    def id(self) -> str:
-        return self.stored.id
 
     def load(self, record: TableRecord) -> None:
         """Take the table as stored again (a reload): what is kept encoded goes with it."""

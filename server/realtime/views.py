@@ -11,14 +11,18 @@ hidden card.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from server.engine import Game
+from server.engine.cards import CODES
 from server.engine.fairness import NextDeal
-from server.engine.shapes import View
-from server.engine.view import public_view, seat_part
+from server.engine.shapes import LastTrick, PublicView, SeatCard, SeatPart, View
+from server.engine.view import copy_result, moving_view, seat_part, steady_view
 from server.protocol import PublicSeat, PublicTable, StateMessage
 from server.realtime.messages import PROTOCOL_VERSION
 from server.realtime.room import Listener, Room
@@ -100,6 +104,67 @@ def next_deal(room: Room) -> NextDeal | None:
     return kept[1]
 
 
+@functools.cache
+def seat_card(seat: int, card: int) -> SeatCard:
+    """One play as a view shows it, made once per process and shared (never changed)."""
+    return {"seat": seat, "card": CODES[card]}
+
+
+def seat_cards(plays: Sequence[tuple[int, int]]) -> list[SeatCard]:
+    """``server.engine.view.seat_cards(plays)``, of the shared `seat_card`s.
+
+    >>> from server.engine import view
+    >>> seat_cards([(0, 12), (1, 0)]) == view.seat_cards([(0, 12), (1, 0)])
+    True
+    """
+    return [seat_card(seat, card) for seat, card in plays]
+
+
+def shared_view(room: Room, game: Game) -> PublicView:
+    """`public_view(game)`, from the parts kept on the room (`RoomCache`) while they
+    cannot have changed: the played cards (a list the game extends within a hand), the
+    last trick (replaced, never edited) and the steady keys."""
+    cache = room.cache
+    played = game.played
+    kept_played = cache.played
+    if kept_played is None or kept_played[0] is not played:
+        kept_played = cache.played = (played, len(played), seat_cards(played))
+    elif kept_played[1] != len(played):
+        made = kept_played[2] + seat_cards(played[kept_played[1] :])
+        kept_played = cache.played = (played, len(played), made)
+    last = game.last_trick
+    kept_last = cache.last_trick
+    if kept_last is None or kept_last[0] is not last:
+        shown: LastTrick | None = (
+            None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]}
+        )
+        kept_last = cache.last_trick = (last, shown)
+    results = game.hand_results
+    key = (game, game.phase, game.hand_number, tuple(game.bids), len(results), game.winner)
+    steady = cache.steady
+    if steady is None or steady[0] != key:
+        last_hand = copy_result(results[-1]) if results else None
+        steady = cache.steady = (key, steady_view(game, last_hand))
+    return {**moving_view(game, kept_played[2], kept_last[1]), **steady[1]}
+
+
+def own_part(room: Room, game: Game, seat: int | None) -> SeatPart:
+    """`seat_part(game, seat)`; during play, a seat not on turn has no legal action and no
+    draw card, and its hand changes only when it plays a card: its part is kept (under its
+    hand's size, until the next hand) until then."""
+    if seat is None or game.phase != "play" or seat == game.seat_to_play:
+        return seat_part(game, seat)
+    cache = room.cache
+    kept = cache.seat_parts
+    if kept is None or kept[0] is not game or kept[1] != game.hand_number:
+        kept = cache.seat_parts = (game, game.hand_number, {})
+    size = game.hand_size(seat)
+    part = kept[2].get(seat)
+    if part is None or part[0] != size:
+        part = kept[2][seat] = (size, seat_part(game, seat))
+    return part[1]
+
+
 def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
     """The `state` of each of `listeners`, encoded, in their order: each distinct one
     (a seat and whether it holds the host controls) made and encoded once."""
@@ -109,7 +174,7 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
     fairness = next_deal(room)
     game = room.stored.game
     # The part of the view every seat shares, made once per change.
-    public = None if game is None else public_view(game)
+    public = None if game is None else shared_view(room, game)
     frames: dict[tuple[int | None, bool], Encoded] = {}
     answer: list[Encoded] = []
     host_listeners, host_seat = room.controls()
@@ -119,7 +184,7 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
         frame = frames.get((seat, host))
         if frame is None:
             view: View | None = (
-                None if game is None or public is None else {**seat_part(game, seat), **public}
+                None if game is None or public is None else {**own_part(room, game, seat), **public}
             )
             message: StateMessage = {
                 "type": "state",
