@@ -441,3 +441,13 @@ async def test_a_closed_socket_is_let_go(served, http):
             break
         await asyncio.sleep(0.02)
     assert not room.sockets.listeners
+
+
+def test_the_table_socket_is_a_fastapi_route_like_the_others():
+    from fastapi.routing import APIWebSocketRoute
+
+    from server.api import sockets
+
+    [route] = sockets.router.routes
+    assert isinstance(route, APIWebSocketRoute)
+    assert route.path == sockets.TABLE_SOCKET_PATH == "/ws/tables/{table_id}"
