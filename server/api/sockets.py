@@ -413,8 +413,8 @@ async def converse(websocket: WebSocket, table_id: str, address: str, found: Ser
             # Nothing of this message stays while the socket waits for the next one.
             del raw, message, refusal
     except asyncio.CancelledError:
-        # Dropped, its close frame not taken: the hub lets it go now (below); the
-        # connection ends when the server's keepalive gives up on the peer.
+        # Dropped, its close frame not taken: the hub lets it go now (below); uvicorn
+        # closes the connection once this returns and what it holds has been read.
         task = asyncio.current_task()
         if task is None or not socket.cut:
             raise
