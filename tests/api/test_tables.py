@@ -224,7 +224,7 @@ async def test_history_of_a_new_table_is_empty(client):
 async def test_history_of_a_bot_game_lists_every_hand_with_sides_after_it(client, app):
     table = await new_table(client, rules={"preset": "standard", "target_score": 100})
     await add_bots(client, table["id"], level="basic")
-    await services_of(app).hub.rooms[table["id"]].bot_task
+    await services_of(app).hub.rooms[table["id"]].tasks.bot_task
     info = (await client.get(f"/api/tables/{table['id']}")).json()
     assert info["status"] == "over"
     assert info["winner"] in (0, 1)
