@@ -58,6 +58,7 @@ from bench.harness.hub import SeatedTable, seat_table
 from bench.harness.server import database
 from bench.harness.stats import percentile
 from bench.harness.tables import pick
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Game, Rules
 from server.realtime import views
@@ -151,10 +152,10 @@ async def open_tables(hub: Any, count: int, spectators: int, preset: str) -> lis
 async def move(hub: Any, table: SeatedTable, rng: random.Random) -> bool:
     """One move of `table` (a rematch if its game is over); False if none was made."""
     room = await hub.room(table.room.id)
-    if room.status == "over":
+    if room.stored.status == "over":
         await hub.rematch(room.id, table.tokens[0])
         return False
-    turn = room.game.turn if room.game is not None else []
+    turn = room.stored.game.turn if room.stored.game is not None else []
     for player in table.players:
         if player.seat in turn and (view := player.view()) and view["legal"]:
             await hub.act(room, player, pick(view, rng))
@@ -233,7 +234,7 @@ async def main(arguments: argparse.Namespace) -> None:
         )
         app = create_app(settings)
         async with app.router.lifespan_context(app):
-            hub = app.state.hub
+            hub = services_of(app).hub
             gap = arguments.gap / 1000
             tables = await open_tables(
                 hub, arguments.tables, arguments.spectators, arguments.preset

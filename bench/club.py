@@ -26,11 +26,14 @@ from functools import cache
 from pathlib import Path
 
 import httpx
+from fastapi import FastAPI
+from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness.server import database
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Game, Rules
 from server.engine.bots import choose_action
@@ -150,7 +153,12 @@ async def store_game(
     )
 
 
-async def fill(http: httpx.AsyncClient, app: object, games: int) -> tuple[str, str]:
+def write_results(sync: Connection, end: ActionWrite) -> None:
+    """The club's figures and ratings for a stored game's end, as the server writes them."""
+    write_club_results(CoreWriter(sync), [end])
+
+
+async def fill(http: httpx.AsyncClient, app: FastAPI, games: int) -> tuple[str, str]:
     """A club with `MEMBERS` members and `games` finished games; (club id, a member token)."""
     club = (await http.post("/api/clubs", json={"name": "Bench club"})).json()
     members: list[tuple[str, str]] = []
@@ -162,15 +170,13 @@ async def fill(http: httpx.AsyncClient, app: object, games: int) -> tuple[str, s
             )
         ).json()
         members.append((joined["member"]["id"], joined["token"]))
-    engine = app.state.db_engine  # type: ignore[attr-defined]
+    engine = services_of(app).db_engine
     rng = random.Random(1)
     for number in range(games):
         seated = [member for member, _token in rng.sample(members, RULES.players)]
         async with engine.begin() as connection:
             end = await store_game(connection, club["id"], seated, number)
-            await connection.run_sync(
-                lambda sync, end=end: write_club_results(CoreWriter(sync), [end])
-            )
+            await connection.run_sync(write_results, end)
     return club["id"], members[0][1]
 
 
@@ -189,7 +195,7 @@ async def main(given_url: str | None, games: int, requests: int) -> None:
             async with httpx.AsyncClient(transport=transport, base_url="http://bench") as http:
                 started = time.perf_counter()
                 club_id, token = await fill(http, app, games)
-                dialect = app.state.db_engine.dialect.name
+                dialect = services_of(app).db_engine.dialect.name
                 print(
                     f"{dialect}: a club of {MEMBERS} members, {games} finished games, filled in "
                     f"{time.perf_counter() - started:.1f} s"

@@ -53,11 +53,11 @@ async def fill(hub: TableHub, tables: int, moves: int) -> None:
         table = await seat_table(hub, rules, f"Bench {number}", keep_all=False)
         for _ in range(moves):
             room = await hub.room(table.room.id)
-            assert room.game is not None
-            seat = room.game.turn[0]
-            version = room.version
-            await hub.act(room, table.players[seat], room.game.legal(seat)[0])
-            if room.version == version:
+            assert room.stored.game is not None
+            seat = room.stored.game.turn[0]
+            version = room.stored.version
+            await hub.act(room, table.players[seat], room.stored.game.legal(seat)[0])
+            if room.stored.version == version:
                 raise RuntimeError(f"table {room.id}: the move of seat {seat} was refused")
     await hub.store.forget_presence()
 

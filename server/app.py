@@ -18,13 +18,12 @@ import structlog
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import clubs, guards, nights, ops, pages, rules, sockets, tables
 from server.api.ratelimit import UntrustedForwarding, WriteLimiter
 from server.api.security import SecurityHeaders
-from server.api.wire import FramePath
+from server.api.services import Services, SocketLimits, services_of
 from server.nights import Nights
 from server.observability import ERRORS, configure_logging
 from server.realtime.errors import TableError
@@ -121,20 +120,19 @@ class SpadesApp(FastAPI):
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings: Settings = app.state.settings
-    hub: TableHub = app.state.hub
-    if settings.migrate_on_start:
-        await migrate(app.state.db_engine)
-    await hub.start(single_process=app.state.redis is None)
+    found = services_of(app)
+    if found.settings.migrate_on_start:
+        await migrate(found.db_engine)
+    await found.hub.start(single_process=found.redis is None)
     log.info("table server ready")
     try:
         yield
     finally:
-        await hub.shutdown()
-        await hub.notices.close()
-        if app.state.redis is not None:
-            await app.state.redis.aclose()
-        await app.state.db_engine.dispose()
+        await found.hub.shutdown()
+        await found.hub.notices.close()
+        if found.redis is not None:
+            await found.redis.aclose()
+        await found.db_engine.dispose()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -142,34 +140,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings)
     app = SpadesApp(title="Spades", lifespan=lifespan)
-    app.state.settings = settings
-    app.state.db_engine = create_engine(settings.database_url)
-    app.state.redis = None
+    db_engine = create_engine(settings.database_url)
+    redis = None
     notices: TableNotices = LocalNotices()
     if settings.redis_url:
         redis_notices = RedisNotices.from_url(settings.redis_url)
-        app.state.redis = redis_notices.redis
+        redis = redis_notices.redis
         notices = redis_notices
-    store = TableStore(app.state.db_engine, settings.chat_history)
-    app.state.hub = TableHub(store, settings, notices)
-    app.state.clubs = ClubStore(app.state.db_engine)
-    app.state.nights = Nights(NightStore(app.state.db_engine), app.state.clubs, app.state.hub)
-    app.state.ws_limiter = guards.Limiter(settings.ws_rate_limit)
-    app.state.chat_limiter = guards.Limiter(settings.chat_rate_limit, "chat")
-    app.state.hint_limiters = (
-        guards.Limiter(settings.hint_rate_limit, "hint"),
-        guards.Limiter(settings.hint_address_rate_limit, "hint-address"),
+    hub = TableHub(TableStore(db_engine, settings.chat_history), settings, notices)
+    club_store = ClubStore(db_engine)
+    app.state.services = Services(
+        settings=settings,
+        db_engine=db_engine,
+        redis=redis,
+        hub=hub,
+        clubs=club_store,
+        nights=Nights(NightStore(db_engine), club_store, hub),
+        socket_guard=guards.SocketGuard(settings),
+        socket_limits=SocketLimits(
+            messages=guards.Limiter(settings.ws_rate_limit),
+            chat=guards.Limiter(settings.chat_rate_limit, "chat"),
+            hints=guards.Limiter(settings.hint_rate_limit, "hint"),
+            hints_by_address=guards.Limiter(settings.hint_address_rate_limit, "hint-address"),
+            seeds=guards.Limiter(settings.seed_rate_limit, "seed"),
+            seeds_by_address=guards.Limiter(settings.seed_address_rate_limit, "seed-address"),
+        ),
+        write_limiter=WriteLimiter(settings.http_rate_limit, settings.redis_url),
     )
-    app.state.seed_limiters = (
-        guards.Limiter(settings.seed_rate_limit, "seed"),
-        guards.Limiter(settings.seed_address_rate_limit, "seed-address"),
-    )
-    app.state.socket_guard = guards.SocketGuard(settings)
-    app.state.frame_path = FramePath(settings.direct_frames)
-    app.state.write_limiter = WriteLimiter(settings.http_rate_limit, settings.redis_url)
 
     app.add_middleware(BodyLimit, timeout=settings.body_timeout_seconds)
-    app.add_middleware(sockets.KeepServerSend)
     app.add_middleware(UntrustedForwarding)
     add_error_handlers(app)
     app.include_router(ops.router)
@@ -177,12 +176,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(rules.router)
     app.include_router(clubs.router)
     app.include_router(nights.router)
-    # On the app itself, not through an included router, and as a plain ASGI endpoint:
-    # FastAPI's routers add coroutine frames under every handler, which a socket keeps
-    # while it is open and passes through again at every message.
-    app.router.routes.append(
-        WebSocketRoute(sockets.TABLE_SOCKET_PATH, sockets.TableSocketEndpoint())
-    )
+    app.include_router(sockets.router)
     app.include_router(pages.router)
     app.mount("/static", pages.ClientFiles(directory=pages.WEB, check_dir=False), name="static")
     return app

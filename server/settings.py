@@ -75,9 +75,6 @@ class Settings(BaseSettings):
     # frames are a few KB and each compressing socket costs CPU and a compressor's memory
     # (docs/performance.md, Per-message deflate); on trades them for fewer bytes sent.
     ws_deflate: bool = False
-    # Write a state's WebSocket frame straight to the transport where uvicorn would write
-    # the same bytes (`server.api.wire`); false: every frame through uvicorn's own send.
-    direct_frames: bool = True
     # -- Connection limits and trust (docs/operations.md, Security) --
     # One client address may be a school's or a carrier's NAT, or a proxy not trusted: these
     # keep a flood out and let hundreds of players in. Over any of them a socket is

@@ -12,8 +12,8 @@ import orjson
 
 from server.engine import Rules
 from server.realtime.hub import TableHub
+from server.realtime.messages import Encoded
 from server.realtime.room import Room
-from server.realtime.views import Frame
 
 
 class Mailbox:
@@ -25,12 +25,12 @@ class Mailbox:
 
     def __init__(self, keep_all: bool = True) -> None:
         self.seat: int | None = None
-        self.state: Any = None  # the latest state: a Frame, or a dict
+        self.state: Any = None  # the latest state: an Encoded, or a dict
         self.messages: list[Any] | None = [] if keep_all else None
         self.closed: int | None = None
 
     def send(self, message: Any) -> None:
-        if isinstance(message, Frame) or message.get("type") == "state":
+        if isinstance(message, Encoded) or message.get("type") == "state":
             self.state = message
         if self.messages is not None:
             self.messages.append(message)
@@ -43,17 +43,24 @@ class Mailbox:
     def view(self) -> dict[str, Any] | None:
         """The latest state's view, decoded from the text a socket would send."""
         message = self.state
-        if isinstance(message, Frame):
-            message = orjson.loads(message.text)
+        if isinstance(message, Encoded):
+            message = message.message
         return message["state"] if message else None
 
-    def texts(self) -> list[str]:
-        """Every state kept, as the text a socket sends: a frame's, or the message
-        encoded by orjson."""
+    def plain(self) -> list[Any]:
+        """Every message kept, an encoded one as its message."""
         return [
-            message.text if isinstance(message, Frame) else orjson.dumps(message).decode()
+            message.message if isinstance(message, Encoded) else message
             for message in self.messages or ()
-            if isinstance(message, Frame) or message.get("type") == "state"
+        ]
+
+    def texts(self) -> list[str]:
+        """Every state kept, as the text a socket sends: an encoded message's, or the
+        message encoded by orjson."""
+        return [
+            message.text if isinstance(message, Encoded) else orjson.dumps(message).decode()
+            for message in self.messages or ()
+            if isinstance(message, Encoded) or message.get("type") == "state"
         ]
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from server.api.deps import Bearer, Id
 from server.api.ratelimit import limit_writes
 from server.api.rules import checked_rules
+from server.api.services import services
 from server.engine.describe import compact, summary
 from server.names import check_text
 from server.protocol import (
@@ -38,8 +39,7 @@ FORBIDDEN = "This club is private: open its link, or use your member token."
 
 
 def get_clubs(request: Request) -> ClubStore:
-    clubs: ClubStore = request.app.state.clubs
-    return clubs
+    return services(request).clubs
 
 
 Clubs = Annotated[ClubStore, Depends(get_clubs)]
@@ -119,7 +119,7 @@ async def create_club(body: NewClub, clubs: Clubs) -> CreatedClub:
 
 @router.post("/clubs/{club_id}/members", status_code=201, dependencies=WRITES)
 async def join_club(club_id: Id, body: Joining, request: Request, clubs: Clubs) -> JoinedClub:
-    limit = request.app.state.settings.seat_name_max_length
+    limit = services(request).settings.seat_name_max_length
     if not 1 <= len(body.name) <= limit:
         raise HTTPException(422, f"name: a member name is 1 to {limit} characters.")
     invite_hash = await clubs.invite_hash(club_id)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from server.api.clubs import Clubs, host_of, viewer_of
 from server.api.deps import Bearer, Id
 from server.api.ratelimit import limit_writes
+from server.api.services import services
 from server.clubs.pairing import MAX_MEMBERS, MIN_MEMBERS
 from server.engine.rules import MAX_HANDS, MAX_SCORE
 from server.nights import NightRefused, Nights
@@ -31,8 +32,7 @@ MAX_ROUNDS = 40
 
 
 def get_nights(request: Request) -> Nights:
-    nights: Nights = request.app.state.nights
-    return nights
+    return services(request).nights
 
 
 NightsDep = Annotated[Nights, Depends(get_nights)]

@@ -15,6 +15,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from sqlalchemy import text
 
 import server.observability  # noqa: F401  (registers the game metrics that /metrics shows)
+from server.api.services import services
 from server.protocol import Health, Readiness
 
 router = APIRouter(tags=["operations"])
@@ -30,16 +31,13 @@ async def healthz() -> Health:
 
 
 async def _check_database(request: Request) -> str:
-    engine = getattr(request.app.state, "db_engine", None)
-    if engine is None:
-        return "down: no database engine"
-    async with engine.connect() as connection:
+    async with services(request).db_engine.connect() as connection:
         await connection.execute(text("SELECT 1"))
     return "ok"
 
 
 async def _check_redis(request: Request) -> str:
-    redis = getattr(request.app.state, "redis", None)
+    redis = services(request).redis
     if redis is None:
         return "not configured"
     await redis.ping()

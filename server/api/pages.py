@@ -12,6 +12,7 @@ from starlette.types import Scope
 
 from server import shipped
 from server.api.deps import Id
+from server.api.services import services
 
 WEB = shipped("web")
 
@@ -52,7 +53,7 @@ async def lobby() -> FileResponse:
 
 @router.get("/t/{table_id}")
 async def table_page(table_id: Id, request: Request) -> FileResponse:
-    await request.app.state.hub.room(table_id)
+    await services(request).hub.room(table_id)
     return page("table.html")
 
 

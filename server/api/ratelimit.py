@@ -28,6 +28,7 @@ from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from server.api.services import services
 from server.observability import ERRORS
 
 log = structlog.get_logger(__name__)
@@ -68,7 +69,7 @@ class WriteLimiter:
 
 async def limit_writes(request: Request) -> None:
     """FastAPI dependency for the routes that change something."""
-    limiter: WriteLimiter = request.app.state.write_limiter
+    limiter = services(request).write_limiter
     client = request.client
     await limiter.check(client.host if client is not None else "unknown")
 

@@ -1,11 +1,10 @@
 """The WebSocket endpoint `/ws/tables/{id}` (docs/protocol.md).
 
-It only reads frames (`parse_message`), has `server.realtime.messages` check them, and
-hands them to the hub. An outgoing message to an idle socket is written at once, as a bare
-relay would; one whose write has to wait (the peer's buffers are full), and everything
-after it, goes through a per-socket queue drained by one writer task (which exists only
-while the queue holds something), so that a slow client never holds a table's lock and
-every client receives its messages in version order.
+A FastAPI WebSocket route: it only reads frames (`parse_message`), has
+`server.realtime.messages` check them, and hands them to the hub. Outgoing messages go
+through a per-socket queue drained by one writer task (which exists only while the queue
+holds something) through the WebSocket's `send_text`, so that a slow client never holds
+a table's lock and every client receives its messages in version order.
 
 Before a conversation starts the socket must pass its guard (`server.api.guards`: an allowed
 `Origin`, its address within its caps and its budget of new sockets); otherwise it is
@@ -19,21 +18,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import types
 import uuid
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 import structlog
-from fastapi import WebSocket, WebSocketDisconnect
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
-from server.api.guards import ORIGIN_NOT_ALLOWED, Limiter, Refusal, SocketGuard
-from server.api.wire import FramePath, write_text
+from server.api.guards import ORIGIN_NOT_ALLOWED, Refusal
+from server.api.services import AppServices, Services
 from server.observability import ERRORS, SOCKETS_DROPPED
 from server.protocol import ServerMessage
 from server.realtime.errors import TableError
@@ -43,6 +39,7 @@ from server.realtime.messages import (
     Act,
     Back,
     Chat,
+    Encoded,
     Hello,
     Hint,
     Ping,
@@ -52,7 +49,6 @@ from server.realtime.messages import (
     plain_act,
     read_client_message,
 )
-from server.realtime.views import Frame
 
 log = structlog.get_logger(__name__)
 
@@ -63,129 +59,71 @@ TABLE_SOCKET_PATH = "/ws/tables/{table_id}"
 MAX_MESSAGE_BYTES = 8 * 1024
 # A client that lets this many messages pile up unread is dropped.
 MAX_QUEUED = 1000
-# How long a close may wait for the socket to take its frame before the connection is cut.
+# How long a close may wait for the socket to take its frame before the socket is let go.
 CLOSE_TIMEOUT_SECONDS = 1.0
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_SLOW = 1008
 CLOSE_SERVER_ERROR = 1011
 
 
-def server_transport(asgi_callable: object) -> asyncio.Transport | None:
-    """The asyncio transport under a connection's ASGI `send` or `receive`, or None.
-
-    ASGI tells an app neither that the server has begun closing a connection (uvicorn does
-    so by itself on a frame over the limit, invalid UTF-8 or an unanswered ping) nor how to
-    drop a peer that reads nothing. uvicorn's WebSocket protocols (websockets-sansio,
-    websockets, wsproto) hand the app their bound methods, whose object holds the
-    transport: `is_closing()` answers the first and `abort()` does the second.
-    """
-    transport = getattr(getattr(asgi_callable, "__self__", None), "transport", None)
-    return transport if isinstance(transport, asyncio.Transport) else None
-
-
-async def close_socket(
-    websocket: WebSocket, code: int, reason: str, transport: asyncio.Transport | None
-) -> None:
-    """Send the close frame if the socket takes it within CLOSE_TIMEOUT_SECONDS, else cut the
-    connection (`transport`): a peer that reads nothing would never receive the frame. A
-    socket already closed or closing (its peer left, or the server closed it) is left to
-    end as it is: that is no failure of ours."""
+async def close_socket(websocket: WebSocket, code: int, reason: str) -> bool:
+    """Send the close frame if the socket takes it within CLOSE_TIMEOUT_SECONDS; False if it
+    did not (a peer that reads nothing, whose buffers are full). A socket already closed or
+    closing (its peer left, or the server closed it) is left to end as it is: that is no
+    failure of ours."""
     try:
         await asyncio.wait_for(websocket.close(code, reason), CLOSE_TIMEOUT_SECONDS)
     except TimeoutError:
-        if transport is None:
-            log.warning("socket could not be cut: no transport")
-        else:
-            transport.abort()
+        return False
     except Exception:  # already closed or closing: nothing left to do
-        return
-
-
-@types.coroutine
-def resumed(send: Coroutine[Any, Any, None], waiting: Any) -> Generator[Any, Any, None]:
-    """Finish, in the awaiting task, a send begun outside any task's await: `waiting` is
-    what `send` gave up control on (a future), handed on to the event loop as if the
-    awaiting task had been running `send` from its start; cancelling that task cancels
-    the send."""
-    while True:
-        try:
-            answer = yield waiting
-        except BaseException as problem:  # a cancellation: the send decides what it means
-            try:
-                waiting = send.throw(problem)
-            except StopIteration:
-                return
-        else:
-            try:
-                waiting = send.send(answer)
-            except StopIteration:
-                return
+        return True
+    return True
 
 
 class SocketListener:
-    """One WebSocket as the hub sees it: a seat and a mailbox."""
+    """One WebSocket as the hub sees it: a seat and a mailbox.
+
+    `send` never waits: it queues the message and, if no writer is running, starts one
+    (a task that sends the queue in order through the WebSocket's `send_text`, then
+    ends), so a slow client never holds a table's lock and an idle socket costs no task.
+    """
 
     __slots__ = (
         "closer",
-        "direct",
+        "conversation",
+        "cut",
         "dropped",
         "key",
         "queue",
+        "reading",
         "seat",
-        "send_asgi",
         "table_id",
-        "transport",
         "websocket",
         "writer",
     )
 
-    def __init__(
-        self,
-        websocket: WebSocket,
-        table_id: str,
-        send_asgi: Send | None = None,
-        frames: FramePath | None = None,
-    ) -> None:
+    def __init__(self, websocket: WebSocket, table_id: str) -> None:
         self.websocket = websocket
-        # The connection's ASGI `send`, when it is an async function (its sends are then
-        # coroutines, begun here as `_send_now` does): a state's text goes to it as it is
-        # (the WebSocket's send_text only checks the state and calls it); else send_text.
-        self.send_asgi: Callable[[Message], Coroutine[Any, Any, None]] | None = (
-            send_asgi if send_asgi is not None and inspect.iscoroutinefunction(send_asgi) else None
-        )
-        # uvicorn's sans-I/O protocol object behind that `send`, whose text frames
-        # `send` writes itself when nothing stands in the way (`server.api.wire`); None
-        # when `frames` says every frame goes through uvicorn's `send`.
-        self.direct = frames.protocol(send_asgi) if frames is not None else None
-        # The connection's transport: whether the server is closing it, and cutting it.
-        self.transport = server_transport(send_asgi)
         self.table_id = table_id
         self.seat: int | None = None
         self.key = uuid.uuid4().hex
+        # The task reading this socket, whether it is waiting for a frame, and whether
+        # it is to end (`cut`): a peer that reads nothing and cannot even take its close
+        # frame is let go at once, not when its connection ends.
+        self.conversation = asyncio.current_task()
+        self.reading = False
+        self.cut = False
         # The mailbox (messages, then perhaps a close: code, reason) and the task sending
         # it exist only while it holds something: an idle socket has neither, so a table
-        # waiting for its next move costs no task, future or deque per socket.
-        self.queue: deque[ServerMessage | tuple[int, str]] | None = None
+        # waiting for its next move costs no task or deque per socket.
+        self.queue: deque[ServerMessage | Encoded | tuple[int, str]] | None = None
         self.writer: asyncio.Task[None] | None = None
         self.closer: asyncio.Task[None] | None = None
         # Set once the socket is closing or being dropped: nothing more is queued for it.
         self.dropped = False
 
-    def send(self, message: ServerMessage) -> None:
+    def send(self, message: ServerMessage | Encoded) -> None:
         if self.dropped:
-            return
-        if self.writer is None:
-            # Nothing queued and nothing being sent: write it now (almost always done at
-            # once; a write that must wait is finished by a writer, before anything after it).
-            # A state goes straight to the transport when it can, in this call.
-            direct = self.direct
-            if (
-                direct is not None
-                and isinstance(message, Frame)
-                and write_text(direct, message.payload)
-            ):
-                return
-            self._send_now(message)
             return
         if self.queue is not None and len(self.queue) >= MAX_QUEUED:
             log.warning("socket dropped: client reads too slowly", table=self.table_id)
@@ -202,7 +140,7 @@ class SocketListener:
         # Anything queued behind the close would never be sent.
         self.dropped = True
 
-    def _put(self, item: ServerMessage | tuple[int, str]) -> None:
+    def _put(self, item: ServerMessage | Encoded | tuple[int, str]) -> None:
         if self.queue is None:
             self.queue = deque()
         self.queue.append(item)
@@ -210,43 +148,10 @@ class SocketListener:
         if self.writer is None:
             self.writer = asyncio.create_task(self.write())
 
-    def _send_now(self, item: ServerMessage) -> None:
-        """Run the socket's send of `item` up to its first wait: a send that completes at
-        once costs no task; one that waits goes on in a new writer, which the queue is
-        behind. A failure ends the socket as in `write`. (`send` has written a state it
-        could straight to the transport already.)"""
-        text = self._text(item)
-        if text is None:
-            self.writer = asyncio.create_task(self.close_now(CLOSE_SERVER_ERROR, "server error"))
-            return
-        send_asgi = self.send_asgi  # as `_send_text`, without a call more per socket
-        send = (
-            self.websocket.send_text(text)
-            if send_asgi is None
-            else send_asgi({"type": "websocket.send", "text": text})
-        )
-        try:
-            waiting = send.send(None)
-        except StopIteration:
-            return
-        except Exception as problem:
-            if self._not_sent(item, problem):
-                self.writer = asyncio.create_task(
-                    self.close_now(CLOSE_SERVER_ERROR, "server error")
-                )
-            return
-        self.queue = deque()
-        self.writer = asyncio.create_task(self.write(send, waiting, item))
-
-    def _send_text(self, text: str) -> Coroutine[Any, Any, None]:
-        if self.send_asgi is None:
-            return self.websocket.send_text(text)
-        return self.send_asgi({"type": "websocket.send", "text": text})
-
-    def _text(self, item: ServerMessage) -> str | None:
-        """The JSON text of a message (a `Frame` is one already); None, logged, if it
-        cannot be encoded."""
-        if isinstance(item, Frame):
+    def _text(self, item: ServerMessage | Encoded) -> str | None:
+        """The JSON text of a message (an `Encoded` one has it already); None, logged, if
+        it cannot be encoded."""
+        if isinstance(item, Encoded):
             return item.text
         try:
             return orjson.dumps(item).decode()
@@ -270,29 +175,23 @@ class SocketListener:
         await self.close_now(code, reason)
 
     async def close_now(self, code: int, reason: str) -> None:
-        """Close with `code`, or cut the connection if the close frame cannot go."""
-        await close_socket(self.websocket, code, reason, self.transport)
+        """Close with `code`; if the close frame cannot go (the peer reads nothing), end the
+        conversation (cancelled while it waits for a frame, else after the message it is
+        handling), so that the hub lets the socket go at once."""
+        if await close_socket(self.websocket, code, reason):
+            return
+        self.cut = True
+        if self.reading and self.conversation is not None:
+            self.conversation.cancel()
 
-    async def write(
-        self,
-        begun: Coroutine[Any, Any, None] | None = None,
-        waiting: Any = None,
-        item: ServerMessage | None = None,
-    ) -> None:
-        """Finish the send `begun` (of `item`, suspended on `waiting`) if any, then send
-        queued messages in order until the mailbox is empty (the writer then ends, and the
-        next message is sent at once or starts another), a close is sent, or the socket dies.
+    async def write(self) -> None:
+        """Send queued messages in order until the mailbox is empty (the writer then ends,
+        and the next message starts another), a close is sent, or the socket dies.
 
         A message that cannot be encoded, or a send that fails while the socket is not
         closing (`_not_sent`), is logged (the table and the kind of failure, never the message)
         and closes the socket with 1011 "server error"; the reader then ends as on any close.
         """
-        if (
-            begun is not None
-            and item is not None
-            and not await self._sent(resumed(begun, waiting), item)
-        ):
-            return
         while True:
             if not self.queue:
                 # Nothing left: no await between this check and the next `_put`'s, so a
@@ -307,33 +206,27 @@ class SocketListener:
             if text is None:
                 await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
-            if not await self._sent(self._send_text(text), queued):
+            try:
+                await self.websocket.send_text(text)
+            except Exception as problem:
+                if self._not_sent(queued, problem):
+                    await self.close_now(CLOSE_SERVER_ERROR, "server error")
                 return
 
-    async def _sent(self, sending: Awaitable[None], item: ServerMessage) -> bool:
-        """Await one send; False once the socket has ended (closing, or the send failed:
-        then logged and closed with 1011)."""
-        try:
-            await sending
-        except Exception as problem:
-            if self._not_sent(item, problem):
-                await self.close_now(CLOSE_SERVER_ERROR, "server error")
-            return False
-        return True
-
-    def _not_sent(self, item: ServerMessage, problem: Exception) -> bool:
+    def _not_sent(self, item: ServerMessage | Encoded, problem: Exception) -> bool:
         """A send of `item` raised `problem`; True if that is the server's own failure (logged
         and counted: the caller closes with 1011).
 
         A send to a socket that is closing is an ordinary end, whoever began it: the peer
-        (ASGI raises OSError, Starlette WebSocketDisconnect), or uvicorn itself, which closes
-        a connection on a frame over the limit, invalid UTF-8 or an unanswered ping, and
-        raises RuntimeError at a send in the gap before the reader hears of it. Anyone can
-        cause that; it is counted as `closed` and logged at DEBUG, never as an error.
+        (ASGI raises OSError, Starlette WebSocketDisconnect), or the server itself, which
+        closes a connection on a frame over the limit, invalid UTF-8 or an unanswered ping,
+        and raises RuntimeError ("after sending 'websocket.close'") at a send in the gap
+        before the reader hears of it. Anyone can cause that; it is counted as `closed`
+        and logged at DEBUG, never as an error.
         """
         self.dropped = True
         if isinstance(problem, WebSocketDisconnect | OSError) or (
-            self.transport is not None and self.transport.is_closing()
+            isinstance(problem, RuntimeError) and "websocket.close" in str(problem)
         ):
             SOCKETS_DROPPED.labels(reason="closed").inc()
             log.debug(
@@ -345,14 +238,15 @@ class SocketListener:
         self._failed("socket message could not be sent", item, problem)
         return True
 
-    def _failed(self, event: str, item: ServerMessage, problem: Exception) -> None:
+    def _failed(self, event: str, item: ServerMessage | Encoded, problem: Exception) -> None:
         self.dropped = True
         ERRORS.labels(where="socket").inc()
         SOCKETS_DROPPED.labels(reason="server_error").inc()
+        kind = item.message["type"] if isinstance(item, Encoded) else item.get("type")
         log.error(
             event,
             table=self.table_id,
-            message_type=str(item.get("type"))[:40],
+            message_type=str(kind)[:40],
             error=type(problem).__name__,
             # orjson's and the websocket's reasons name a kind of failure, not the content.
             reason=str(problem)[:200],
@@ -361,6 +255,7 @@ class SocketListener:
     async def stop(self) -> None:
         """Stop the writer (and a close in progress) once the conversation has ended."""
         self.dropped = True
+        self.conversation = None
         if self.writer is not None:
             self.writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -436,146 +331,108 @@ async def handle(
     return greeted
 
 
-async def refuse(
-    websocket: WebSocket, refusal: Refusal, transport: asyncio.Transport | None
-) -> None:
+async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
     """Accept, then close with a code and reason the client's script can read (a refused
     handshake shows a browser's script only 1006)."""
     SOCKETS_DROPPED.labels(reason=refusal.why).inc()
     await websocket.accept()
-    await close_socket(websocket, refusal.code, refusal.reason, transport)
+    await close_socket(websocket, refusal.code, refusal.reason)
 
 
-# Where `KeepServerSend` leaves a WebSocket's ASGI `send` as the server gave it.
-SERVER_SEND = "spades.server_send"
+router = APIRouter()
 
 
-class KeepServerSend:
-    """Middleware that leaves a WebSocket's ASGI `send`, as the server hands it to the app,
-    in its scope (`SERVER_SEND`), for `TableSocketEndpoint` to send states on. Starlette's
-    exception middleware, further in, wraps `send` in a coroutine of its own that only
-    notes that a response has started: a state sent through it runs one coroutine more
-    per socket, five a move at a table with one spectator. Added with `add_middleware`,
-    this sits outside that middleware and inside Starlette's outermost one, which leaves
-    a WebSocket's `send` as it is. Not a coroutine itself: a WebSocket keeps no frame of it."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
-        if scope["type"] == "websocket":
-            scope[SERVER_SEND] = send
-        return self.app(scope, receive, send)
-
-
-class TableSocketEndpoint:
-    """The endpoint at TABLE_SOCKET_PATH as a plain ASGI app (an object, so that
-    Starlette's WebSocketRoute serves it as one): states are sent to the server's own
-    ASGI `send` (`KeepServerSend`; the one given here when that is not in the app),
-    frames are read from `receive` itself, and the conversation's coroutine sits under
-    fewer frames than a FastAPI WebSocket route's, whose session wrappers it passes
-    through at every message."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        websocket = WebSocket(scope, receive=receive, send=send)
-        await table_socket(
-            websocket, scope["path_params"]["table_id"], scope.get(SERVER_SEND, send), receive
-        )
-
-
-async def table_socket(
-    websocket: WebSocket,
-    table_id: str,
-    send: Send | None = None,
-    receive: Receive | None = None,
-) -> None:
-    """One WebSocket's conversation; `send`: its ASGI send, for the states; `receive`:
-    its ASGI receive, read directly once the socket is accepted (`websocket.receive`
-    checks the socket's state and calls it, a coroutine more per message)."""
-    # One coroutine for the whole conversation, not one for the checks awaiting another:
-    # each socket holds its frames for as long as it is open.
-    guard: SocketGuard = websocket.app.state.socket_guard
-    transport = server_transport(send)
+@router.websocket(TABLE_SOCKET_PATH)
+async def table_socket(websocket: WebSocket, table_id: str, found: AppServices) -> None:
+    """One WebSocket's conversation (docs/protocol.md)."""
+    guard = found.socket_guard
     if not guard.origin_allowed(websocket):
         log.info("socket refused: origin not allowed", table=table_id)
-        await refuse(websocket, ORIGIN_NOT_ALLOWED, transport)
+        await refuse(websocket, ORIGIN_NOT_ALLOWED)
         return
     address = websocket.client.host if websocket.client is not None else "unknown"
     over = guard.take(address, table_id)
     if over is not None:
         log.info("socket refused", table=table_id, reason=over.why)
-        await refuse(websocket, over, transport)
+        await refuse(websocket, over)
         return
     try:
-        hub: TableHub = websocket.app.state.hub
-        await websocket.accept()
-        try:
-            room = await hub.room(table_id)
-        except TableError:
-            await close_socket(websocket, CLOSE_NO_TABLE, "no such table", transport)
-            return
-        if hub.closing:
-            await close_socket(websocket, 1012, "server restarting", transport)
-            return
-        socket = SocketListener(websocket, room.id, send, websocket.app.state.frame_path)
-        limiter: Limiter = websocket.app.state.ws_limiter
-        chat_limiter: Limiter = websocket.app.state.chat_limiter
-        hint_limiters: tuple[Limiter, Limiter] = websocket.app.state.hint_limiters
-        hint_limiter, hint_address_limiter = hint_limiters
-        seed_limiters: tuple[Limiter, Limiter] = websocket.app.state.seed_limiters
-        seed_limiter, seed_address_limiter = seed_limiters
-        greeted = False
-
-        def budget(kind: str) -> bool:
-            """Chat: the address's budget. Hints: the player's (this socket's), then the
-            address's (a classroom behind one NAT shares it). Seeds: the seat's, over all
-            its sockets, then the address's."""
-            if kind == "chat":
-                return chat_limiter.allow(address)
-            if kind == "seed":
-                seat = f"{room.id}/{socket.seat}" if socket.seat is not None else socket.key
-                return seed_limiter.allow(seat) and seed_address_limiter.allow(address)
-            return hint_limiter.allow(socket.key) and hint_address_limiter.allow(address)
-
-        try:
-            while True:
-                raw = await (websocket.receive() if receive is None else receive())
-                if raw["type"] != "websocket.receive":
-                    # A disconnect, as `websocket.receive` would have marked it (an
-                    # accepted socket's receive gives nothing else).
-                    websocket.client_state = WebSocketState.DISCONNECTED
-                    break
-                # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
-                # act's id; a frame that is not even a message spends the budget all the same.
-                message: dict[str, Any] = {}
-                refusal: TableError | None = None
-                try:
-                    message = parse_message(raw)
-                except TableError as bad:
-                    refusal = bad
-                if not limiter.allow(socket.key):
-                    refusal = TableError("rate_limited", "Too many messages; slow down.")
-                if refusal is None:
-                    try:
-                        greeted = await handle(hub, room, socket, message, greeted, budget)
-                    except TableError as refused:
-                        refusal = refused
-                if refusal is not None:
-                    act_id = message.get("id")
-                    act_id = act_id if isinstance(act_id, str | int) else None
-                    socket.send(error(refusal.code, refusal.message, act_id))
-                # Nothing of this message stays while the socket waits for the next one.
-                del raw, message, refusal
-        except Exception as problem:  # a dead socket ends the conversation, nothing else
-            log.info("socket ended", table=room.id, error=type(problem).__name__)
-        finally:
-            limiter.forget(socket.key)
-            hint_limiter.forget(socket.key)
-            if greeted:
-                await hub.leave(room, socket)
-            await socket.stop()
-            if websocket.application_state != WebSocketState.DISCONNECTED:
-                with contextlib.suppress(Exception):
-                    await websocket.close()
+        await converse(websocket, table_id, address, found)
     finally:
         guard.release(address, table_id)
+
+
+async def converse(websocket: WebSocket, table_id: str, address: str, found: Services) -> None:
+    """The conversation of an accepted socket: read, check, hand to the hub, until it
+    closes or is dropped (`SocketListener.close_now` ends it: a cancellation, caught here)."""
+    hub = found.hub
+    await websocket.accept()
+    try:
+        room = await hub.room(table_id)
+    except TableError:
+        await close_socket(websocket, CLOSE_NO_TABLE, "no such table")
+        return
+    if hub.closing:
+        await close_socket(websocket, 1012, "server restarting")
+        return
+    socket = SocketListener(websocket, room.id)
+    limits = found.socket_limits
+    greeted = False
+
+    def budget(kind: str) -> bool:
+        """Chat: the address's budget. Hints: the player's (this socket's), then the
+        address's (a classroom behind one NAT shares it). Seeds: the seat's, over all
+        its sockets, then the address's."""
+        if kind == "chat":
+            return limits.chat.allow(address)
+        if kind == "seed":
+            seat = f"{room.id}/{socket.seat}" if socket.seat is not None else socket.key
+            return limits.seeds.allow(seat) and limits.seeds_by_address.allow(address)
+        return limits.hints.allow(socket.key) and limits.hints_by_address.allow(address)
+
+    try:
+        while True:
+            socket.reading = True
+            raw = await websocket.receive()
+            socket.reading = False
+            if raw["type"] != "websocket.receive" or socket.cut:
+                break
+            # Parse first (cheap: at most MAX_MESSAGE_BYTES), so that a refusal echoes the
+            # act's id; a frame that is not even a message spends the budget all the same.
+            message: dict[str, Any] = {}
+            refusal: TableError | None = None
+            try:
+                message = parse_message(raw)
+            except TableError as bad:
+                refusal = bad
+            if not limits.messages.allow(socket.key):
+                refusal = TableError("rate_limited", "Too many messages; slow down.")
+            if refusal is None:
+                try:
+                    greeted = await handle(hub, room, socket, message, greeted, budget)
+                except TableError as refused:
+                    refusal = refused
+            if refusal is not None:
+                act_id = message.get("id")
+                act_id = act_id if isinstance(act_id, str | int) else None
+                socket.send(error(refusal.code, refusal.message, act_id))
+            # Nothing of this message stays while the socket waits for the next one.
+            del raw, message, refusal
+    except asyncio.CancelledError:
+        # Dropped, its close frame not taken: the hub lets it go now (below); uvicorn
+        # closes the connection once this returns and what it holds has been read.
+        task = asyncio.current_task()
+        if task is None or not socket.cut:
+            raise
+        task.uncancel()
+    except Exception as problem:  # a dead socket ends the conversation, nothing else
+        log.info("socket ended", table=room.id, error=type(problem).__name__)
+    finally:
+        limits.messages.forget(socket.key)
+        limits.hints.forget(socket.key)
+        if greeted:
+            await hub.leave(room, socket)
+        await socket.stop()
+        if websocket.application_state != WebSocketState.DISCONNECTED:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(websocket.close(), CLOSE_TIMEOUT_SECONDS)

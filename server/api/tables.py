@@ -19,6 +19,7 @@ from server.api.deps import Bearer, Id, SeatToken
 from server.api.nights import get_nights, night_seat
 from server.api.ratelimit import limit_writes
 from server.api.rules import checked_rules
+from server.api.services import services
 from server.engine import PRESETS, Rules
 from server.names import check_text
 from server.protocol import (
@@ -43,8 +44,7 @@ TurnSeconds = Annotated[StrictInt | None, Field(ge=TURN_SECONDS_MIN, le=TURN_SEC
 
 
 def get_hub(request: Request) -> TableHub:
-    hub: TableHub = request.app.state.hub
-    return hub
+    return services(request).hub
 
 
 Hub = Annotated[TableHub, Depends(get_hub)]
@@ -127,7 +127,7 @@ async def presets() -> Presets:
 
 @router.post("/tables", status_code=201, dependencies=WRITES)
 async def create_table(body: NewTable, request: Request, hub: Hub) -> CreatedTable:
-    limit = request.app.state.settings.table_name_max_length
+    limit = services(request).settings.table_name_max_length
     if body.name is not None and len(body.name) > limit:
         raise HTTPException(422, f"name: a table name is at most {limit} characters.")
     given = body.rules
@@ -205,7 +205,7 @@ async def take_seat(
 
 
 def check_seat_name(name: str, request: Request) -> None:
-    limit = request.app.state.settings.seat_name_max_length
+    limit = services(request).settings.seat_name_max_length
     if not 1 <= len(name) <= limit:
         raise HTTPException(422, f"name: a seat name is 1 to {limit} characters.")
 

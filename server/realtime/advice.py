@@ -36,7 +36,7 @@ def refusal(room: Room, seat: int | None, hand: int) -> TableError | None:
     """Why `seat` may not have hand `hand` reviewed now; None when it may."""
     if seat is None:
         return TableError("not_seated", "Only a player of the hand can have it reviewed.")
-    game = room.game
+    game = room.stored.game
     if game is None:
         return TableError("not_started", "The game has not started yet.")
     if not 1 <= hand <= len(game.hand_results):
@@ -51,18 +51,18 @@ async def review(
     at once: the answer is sent when it is thought out."""
     seat = listener.seat
     refused = refusal(room, seat, hand)
-    if refused is not None or seat is None or room.game is None:
+    if refused is not None or seat is None or room.stored.game is None:
         assert refused is not None
         listener.send(error(refused.code, refused.message, review_id))
         return
-    key: ReviewKey = (room.game_number, hand, seat)
-    for old in [old for old in room.reviews if old[0] != room.game_number]:
-        room.reviews.pop(old).cancel()  # a new game: the last one's reviews go
-    thinking = room.reviews.get(key)
+    key: ReviewKey = (room.stored.game_number, hand, seat)
+    for old in [old for old in room.tasks.reviews if old[0] != room.stored.game_number]:
+        room.tasks.reviews.pop(old).cancel()  # a new game: the last one's reviews go
+    thinking = room.tasks.reviews.get(key)
     if thinking is None:
-        game = room.game
+        game = room.stored.game
         start, log_so_far = replay_start(game), game.log
-        thinking = room.reviews[key] = asyncio.ensure_future(
+        thinking = room.tasks.reviews[key] = asyncio.ensure_future(
             choices(settings, room, start, log_so_far, seat, hand)
         )
     thinking.add_done_callback(lambda done: answer(room, listener, key, done, review_id))
@@ -78,12 +78,12 @@ async def choices(
 ) -> list[ReviewChoice]:
     """Each reviewed choice of `seat` in `hand`, with the adviser's choice beside it."""
     seen: list[Decision] = await asyncio.to_thread(
-        decisions, room.rules, start, log_so_far, seat, hand
+        decisions, room.stored.rules, start, log_so_far, seat, hand
     )
     made: list[ReviewChoice] = []
     for decision in seen:
         expert = await bot_decision(
-            settings.bot_processes, room.rules, decision.view, ADVISER, room.rng
+            settings.bot_processes, room.stored.rules, decision.view, ADVISER, room.rng
         )
         made.append({"trick": decision.trick, "action": decision.action, "expert": expert})
     return made
@@ -102,8 +102,8 @@ def answer(
         return
     failed = thinking.exception()
     if failed is not None:
-        if room.reviews.get(key) is thinking:  # the next ask thinks again
-            del room.reviews[key]
+        if room.tasks.reviews.get(key) is thinking:  # the next ask thinks again
+            del room.tasks.reviews[key]
         ERRORS.labels(where="review").inc()
         log.error("review failed", table=room.id, hand=hand, seat=seat, exc_info=failed)
         listener.send(error("unavailable", "No review right now; try again.", review_id))

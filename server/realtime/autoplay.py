@@ -56,10 +56,10 @@ class Autoplay:
         """Start the room's bot driver when a bot must act (or nudge one standing by)."""
         if self.changes.closing or room.evicted or room.bot_seat() is None:
             return
-        if room.bot_task is None or room.bot_task.done():
-            room.bot_task = asyncio.create_task(self.drive(room))
+        if room.tasks.bot_task is None or room.tasks.bot_task.done():
+            room.tasks.bot_task = asyncio.create_task(self.drive(room))
         else:
-            room.bot_nudge.set()  # a task standing by for another process looks again
+            room.tasks.bot_nudge.set()  # a task standing by for another process looks again
 
     async def drive(self, room: Room) -> None:
         """Play every bot turn of a table, one move at a time, until a person must act;
@@ -68,7 +68,7 @@ class Autoplay:
         driving = False
         try:
             while not self.changes.closing:
-                room.bot_nudge.clear()
+                room.tasks.bot_nudge.clear()
                 pending = room.bot_seat()
                 if pending is None or pending[2] != "timer":
                     # A bot pauses like a person would; a timed-out move has waited enough.
@@ -82,13 +82,13 @@ class Autoplay:
                     if driving:
                         await self.notices.release_bots(room.id)
                         driving = False
-                    room.bot_task = None
+                    room.tasks.bot_task = None
                     return
                 if not driving:
                     # Look again when the table changes, or when the claim may have expired.
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(claim / 2):
-                            await room.bot_nudge.wait()
+                            await room.tasks.bot_nudge.wait()
         finally:
             if driving:  # cancelled at shutdown: let another process take over at once
                 await self.notices.release_bots(room.id)
@@ -103,14 +103,14 @@ class Autoplay:
         try:
             started = time.perf_counter()
             action = await bot_decision(
-                self.settings.bot_processes, room.rules, view, level, room.rng
+                self.settings.bot_processes, room.stored.rules, view, level, room.rng
             )
             BOT_DECISIONS.labels(level=level, phase=view["phase"]).observe(
                 time.perf_counter() - started
             )
         except Exception:
             ERRORS.labels(where="bot").inc()
-            log.exception("bot failed", table=room.id, version=room.version)
+            log.exception("bot failed", table=room.id, version=room.stored.version)
             action = None
         try:
             if action is not None:
@@ -122,7 +122,9 @@ class Autoplay:
                         raise
                     # A refused choice is a bot bug: play the first legal move instead.
                     ERRORS.labels(where="bot").inc()
-                    log.error("bot refused", table=room.id, version=room.version, code=refusal.code)
+                    log.error(
+                        "bot refused", table=room.id, version=room.stored.version, code=refusal.code
+                    )
             await self.changes.run(room, moves.bot_move, turn, seq, fallback(room, seat))
         except TableError as refusal:
             return refusal.code == "stale" and not room.evicted
@@ -133,17 +135,22 @@ class Autoplay:
     def schedule_timer(self, room: Room) -> None:
         """Wake the bots when the current deadline passes (a new deadline replaces the
         wait for the old one)."""
-        deadline = room.hosting.deadline
-        task = room.timer_task
+        deadline = room.stored.hosting.deadline
+        task = room.tasks.timer_task
         if task is not None and not task.done():
-            if room.timer_due == deadline:
+            if room.tasks.timer_due == deadline:
                 return
             task.cancel()
-        room.timer_task = None
-        if self.changes.closing or room.evicted or deadline is None or room.status != "playing":
+        room.tasks.timer_task = None
+        if (
+            self.changes.closing
+            or room.evicted
+            or deadline is None
+            or room.stored.status != "playing"
+        ):
             return
-        room.timer_task = asyncio.create_task(self.await_deadline(room, deadline))
-        room.timer_due = deadline
+        room.tasks.timer_task = asyncio.create_task(self.await_deadline(room, deadline))
+        room.tasks.timer_due = deadline
 
     async def await_deadline(self, room: Room, deadline: datetime) -> None:
         # The event loop's clock and the wall clock drift apart: wait until the wall clock
@@ -156,11 +163,11 @@ class Autoplay:
 def seen_by(room: Room, turn: Turn) -> tuple[int, View] | None:
     """What a bot sees for its turn: the number of the last move, and its seat's view;
     None when it is no longer that bot's turn."""
-    if room.game is None or room.bot_seat() != turn:
+    if room.stored.game is None or room.bot_seat() != turn:
         return None
-    return room.seq, room.game.view(turn[0])
+    return room.stored.seq, room.stored.game.view(turn[0])
 
 
 def fallback(room: Room, seat: int) -> Action:
-    assert room.game is not None
-    return first_legal(room.game, seat)
+    assert room.stored.game is not None
+    return first_legal(room.stored.game, seat)

@@ -109,7 +109,7 @@ class TableChanges:
                     await self._reload(room)
                     raise
                 except VersionConflict:
-                    log.info("version conflict", table=room.id, version=room.version)
+                    log.info("version conflict", table=room.id, version=room.stored.version)
                     await self._reload(room)
         raise TableError("conflict", "The table changed at the same moment; try again.")
 
@@ -142,7 +142,7 @@ class TableChanges:
         async with room.lock:
             if room.evicted:
                 return None
-            if newer is None or newer > room.version:
+            if newer is None or newer > room.stored.version:
                 await self._reload(room)
             return question(room) if question is not None else None
 
@@ -150,20 +150,22 @@ class TableChanges:
 
     async def _write(self, room: Room, effects: Effects) -> None:
         if not effects.writes:
-            self._landed(room, effects, room.version)
+            self._landed(room, effects, room.stored.version)
         elif effects.action is not None:
             await self._store_move(room, effects, effects.action)
         elif effects.chat is not None:
             chat = effects.chat
-            line = await self.store.add_chat(room.id, room.version, chat.seat, chat.name, chat.text)
+            line = await self.store.add_chat(
+                room.id, room.stored.version, chat.seat, chat.name, chat.text
+            )
             self._landed(room, effects, line)
-            await self.notices.publish(room.id, room.version)
+            await self.notices.publish(room.id, room.stored.version)
             return
         elif effects.start is not None:
             start = effects.start
-            room.game_id, version = await self.store.start_game(
+            room.stored.game_id, version = await self.store.start_game(
                 room.id,
-                room.version,
+                room.stored.version,
                 start.number,
                 start.seed,
                 start.game.to_state(),
@@ -172,7 +174,7 @@ class TableChanges:
             self._landed(room, effects, version)
         else:
             version = await self.store.update_seats(
-                room.id, room.version, list(effects.seats), **(effects.table or {})
+                room.id, room.stored.version, list(effects.seats), **(effects.table or {})
             )
             self._landed(room, effects, version)
         await self._announce(room, effects)
@@ -181,15 +183,15 @@ class TableChanges:
         """A change has landed (for a move, called from the step that committed it): apply
         it, then every socket hears of it."""
         if isinstance(stored, int):
-            written = stored != room.version
+            written = stored != room.stored.version
             apply(room, effects, stored)
             if effects.sockets is not None:
                 effects.sockets(room)
             if written:
                 broadcast(room)
         else:
-            room.chat.append(stored)
-            room.version = stored["version"]
+            room.stored.chat.append(stored)
+            room.stored.version = stored["version"]
             tell(room, chat_message(stored))
         if effects.then is not None:
             effects.then(room)
@@ -198,7 +200,7 @@ class TableChanges:
         """After a change has landed: other processes get a notice, the seats whose
         sockets moved are renewed or released, and the followers do what it asks."""
         if effects.writes:
-            await self.notices.publish(room.id, room.version)
+            await self.notices.publish(room.id, room.stored.version)
         if effects.recount:
             held = room.held_seats()
             await self.notices.renew_seats(
@@ -266,25 +268,25 @@ class TableChanges:
         record = await self.store.load(room.id)
         if record is None:
             return
-        seen = room.version
+        seen = room.stored.version
         room.load(record)
-        for line in room.chat:
+        for line in room.stored.chat:
             if line["version"] > seen:
                 tell(room, chat_message(line))
-        if room.version == seen:
+        if room.stored.version == seen:
             return
         # Sockets whose token no longer holds their seat (emptied or given to someone new).
         gone = {
             listener.seat
-            for listener in room.listeners
+            for listener in room.sockets.listeners
             if listener.seat is not None
-            and room.holders.get(listener) != room.seats[listener.seat].token_hash
+            and room.sockets.holders.get(listener) != room.stored.seats[listener.seat].token_hash
         }
         seats.unseat(gone)(room)
         for seat in sorted(gone):
             await self.notices.seat_closed(room.id, seat)
-        if room.hosting.host_hash is None:
-            room.host_listeners.clear()
+        if room.stored.hosting.host_hash is None:
+            room.sockets.host_listeners.clear()
         broadcast(room)
         self.after_load(room)
 
@@ -294,8 +296,8 @@ class TableChanges:
         its bots and turn timer go on without waiting for somebody to come back."""
         self.rooms.drop(room)
         self.in_background(self._revive(room.id), "store")
-        listeners = list(room.listeners)
-        room.listeners.clear()
+        listeners = list(room.sockets.listeners)
+        room.sockets.listeners.clear()
         for listener in listeners:
             for dropped in self.dropped:
                 dropped(listener)
@@ -322,7 +324,9 @@ class TableChanges:
                 log.warning("table not reloaded yet", table=table_id)
                 delay = min(delay * 2, REVIVE_MAX)
                 continue
-            log.info("table reloaded after a failed write", table=table_id, version=room.version)
+            log.info(
+                "table reloaded after a failed write", table=table_id, version=room.stored.version
+            )
             if not self.shared:  # its sockets were sent away: their seats are away now
                 await self.run(room, seats.away_unless_held)
             return
@@ -349,23 +353,23 @@ def apply(room: Room, effects: Effects, version: int) -> None:
     """A landed change, applied to the room in memory: the only code that changes a room's
     table state (seats, hosting, status, game, version)."""
     room.touched = time.monotonic()
-    if version == room.version:  # nothing written: socket steps only
+    if version == room.stored.version:  # nothing written: socket steps only
         return
-    room.version = version
-    status = room.status
+    room.stored.version = version
+    status = room.stored.status
     steady = True  # whether the public table but its version and deadline stays as it was
     for seat in effects.seats:
-        room.seats[seat.seat] = seat
+        room.stored.seats[seat.seat] = seat
         steady = False
     if effects.table:
         fields: dict[str, Any] = dict(effects.table)
-        room.status = fields.pop("status", room.status)
+        room.stored.status = fields.pop("status", room.stored.status)
         if "deal_seeds" in fields:
             room.take_seeds(fields.pop("deal_seeds"))
         if fields:
-            room.hosting = replace(room.hosting, **fields)
-            if room.hosting.host_hash is None:
-                room.host_listeners.clear()
+            room.stored.hosting = replace(room.stored.hosting, **fields)
+            if room.stored.hosting.host_hash is None:
+                room.sockets.host_listeners.clear()
         steady = set(effects.table) <= {"deadline", "deal_seeds"} and steady
         log.info(
             "table changed",
@@ -384,10 +388,14 @@ def apply(room: Room, effects: Effects, version: int) -> None:
         )
     start = effects.start
     if start is not None:
-        room.game, room.game_number, room.status = start.game, start.number, "playing"
-        room.open_deals = None
-        room.seq, room.hands_saved, room.timer_moves = 0, 0, []
-        room.hosting = replace(room.hosting, deadline=start.deadline)
+        room.stored.game, room.stored.game_number, room.stored.status = (
+            start.game,
+            start.number,
+            "playing",
+        )
+        room.stored.open_deals = None
+        room.stored.seq, room.stored.hands_saved, room.stored.timer_moves = 0, 0, []
+        room.stored.hosting = replace(room.stored.hosting, deadline=start.deadline)
         steady = False
         log.info("game started", table=room.id, version=version, game=start.number)
     move = effects.action
@@ -395,28 +403,28 @@ def apply(room: Room, effects: Effects, version: int) -> None:
         apply_move(room, move)
         steady = steady and not (move.new_hands or move.seats) and move.status == "playing"
     if not steady:
-        room.table_rest = None
+        room.cache.table_rest = None
     if effects.note is not None:
         log.info(effects.note, table=room.id, version=version)
-    if (status in OPEN) != (room.status in OPEN):
-        OPEN_TABLES.inc() if room.status in OPEN else OPEN_TABLES.dec()
+    if (status in OPEN) != (room.stored.status in OPEN):
+        OPEN_TABLES.inc() if room.stored.status in OPEN else OPEN_TABLES.dec()
 
 
 def apply_move(room: Room, move: ActionWrite) -> None:
-    room.seq, room.status = move.seq, move.status
-    room.hands_saved += len(move.new_hands)
-    if move.deadline != room.hosting.deadline:
-        room.hosting = replace(room.hosting, deadline=move.deadline)
-    room.timer_moves = (
+    room.stored.seq, room.stored.status = move.seq, move.status
+    room.stored.hands_saved += len(move.new_hands)
+    if move.deadline != room.stored.hosting.deadline:
+        room.stored.hosting = replace(room.stored.hosting, deadline=move.deadline)
+    room.stored.timer_moves = (
         []
         if move.new_hands
-        else timer_moves_after(room.timer_moves, move.seat, move.action, move.cause)
+        else timer_moves_after(room.stored.timer_moves, move.seat, move.action, move.cause)
     )
     for seat in move.seats:
-        room.seats[seat.seat] = seat
+        room.stored.seats[seat.seat] = seat
     accepted(str(move.action.get("type"))).inc()
     if move.status == "over":
-        game = room.game
+        game = room.stored.game
         if game is not None and game.winner is not None:
-            room.series[game.winner] += 1
-        log.info("game over", table=room.id, version=room.version, winner=move.winner)
+            room.stored.series[game.winner] += 1
+        log.info("game over", table=room.id, version=room.stored.version, winner=move.winner)

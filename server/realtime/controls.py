@@ -29,18 +29,18 @@ def move(room: Room, token: str, seat: int, to: int) -> Effects:
     The sockets follow their players, so that the broadcast shows each its seat."""
     host(room, token, "move players")
     first, second = seats.in_range(room, seat), seats.in_range(room, to)
-    if room.status != "waiting":
+    if room.stored.status != "waiting":
         raise TableError("started", "Players can only move before the game starts.", 409)
     if first.name is None:
         raise TableError("seat_empty", "Nobody sits in that seat.", 409)
     if seat == to:
         raise TableError("same_seat", "Choose another seat to move to.", 409)
     swap = {seat: to, to: seat}
-    host_seat = room.hosting.host_seat
-    players = room.rules.players
+    host_seat = room.stored.hosting.host_seat
+    players = room.stored.rules.players
 
     def follow(room: Room) -> None:
-        for listener in room.listeners:
+        for listener in room.sockets.listeners:
             if listener.seat is not None and listener.seat in swap:
                 listener.seat = swap[listener.seat]
 
@@ -56,7 +56,7 @@ def stand_in(room: Room, token: str, seat: int) -> Effects:
     """During a game: a bot plays for the away player of `seat` until they return."""
     host(room, token, "hand a seat to a bot")
     current = seats.in_range(room, seat)
-    if room.status != "playing":
+    if room.stored.status != "playing":
         raise TableError("not_playing", "A bot can stand in only during a game.", 409)
     if current.token_hash is None:
         raise TableError("not_a_person", "No player sits in that seat.", 409)
@@ -86,7 +86,7 @@ def reissue(room: Room, token: str, seat: int, name: str | None, fresh: str) -> 
         raise TableError(
             "seat_empty", "That seat is empty: anyone with the invite can take it.", 409
         )
-    given = seats.reissued(current, name, hash_token(fresh), room.status == "playing")
+    given = seats.reissued(current, name, hash_token(fresh), room.stored.status == "playing")
     farewell = error("bad_token", "The host gave your seat to someone else; watching.")
     return Effects(
         seats=(given,),
@@ -105,8 +105,8 @@ def hand_over(room: Room, seat: int, name: str, fresh: str) -> Effects:
     current = seats.in_range(room, seat)
     if current.name is None:
         raise TableError("seat_empty", "That seat is empty.", 409)
-    given = seats.reissued(current, name, hash_token(fresh), room.status == "playing")
-    if room.status == "playing" and not given.autoplay:
+    given = seats.reissued(current, name, hash_token(fresh), room.stored.status == "playing")
+    if room.stored.status == "playing" and not given.autoplay:
         given = seats.stand_in(given)
     farewell = error("bad_token", "This seat was given to its member again; watching.")
     return Effects(
@@ -121,7 +121,11 @@ def set_timer(room: Room, token: str, turn_seconds: int | None) -> Effects:
     """Change the turn timer; a running countdown starts again from now."""
     host(room, token, "change the turn timer")
     seats.not_ended(room)
-    turn = room.game.turn if room.game is not None and room.status == "playing" else []
+    turn = (
+        room.stored.game.turn
+        if room.stored.game is not None and room.stored.status == "playing"
+        else []
+    )
     deadline = fresh_deadline(turn_seconds, turn, utcnow())
     return Effects(table={"turn_seconds": turn_seconds, "deadline": deadline})
 
@@ -137,7 +141,7 @@ def close(room: Room) -> Effects:
     seats.not_ended(room)
     return Effects(
         table={"status": "ended", "deadline": None},
-        ungrace=frozenset(range(len(room.seats))),
+        ungrace=frozenset(range(len(room.stored.seats))),
         note="table ended by its host",
     )
 
@@ -145,7 +149,7 @@ def close(room: Room) -> Effects:
 def pass_host(room: Room) -> Effects:
     """The host has been away while another player is here: the role passes on (the
     host token stops working)."""
-    successor = host_away(room.hosting, room.seats, room.status)
+    successor = host_away(room.stored.hosting, room.stored.seats, room.stored.status)
     if successor is None:
         return Effects()
     return Effects(table={"host_seat": successor, "host_hash": None}, note="host role passed on")

@@ -32,11 +32,11 @@ def refusal(room: Room, seat: int | None) -> TableError | None:
     """Why `seat` may not have a hint now; None when it may."""
     if seat is None:
         return TableError("not_seated", "Spectators get no hints; take a seat first.")
-    if not room.hosting.hints:
+    if not room.stored.hosting.hints:
         return TableError("hints_off", "Hints are off at this table.")
-    if room.game is None or room.status != "playing":
+    if room.stored.game is None or room.stored.status != "playing":
         return TableError("not_started", "The game has not started yet.")
-    if seat not in room.game.turn:
+    if seat not in room.stored.game.turn:
         return TableError("not_your_turn", "A hint waits for your turn.")
     return None
 
@@ -45,31 +45,31 @@ async def hint(
     settings: Settings, room: Room, listener: Listener, hint_id: str | int | None = None
 ) -> None:
     """Answer a socket's `hint` (or refuse it) on that socket alone."""
-    seat, game = listener.seat, room.game
+    seat, game = listener.seat, room.stored.game
     refused = refusal(room, seat)
     if refused is not None or seat is None or game is None:
         assert refused is not None
         listener.send(error(refused.code, refused.message, hint_id))
         return
-    version = room.version
-    made = room.hints.get(seat)
+    version = room.stored.version
+    made = room.tasks.hints.get(seat)
     if made is None or made[0] != version:
         view = game.view(seat)
         if saturated(settings.bot_processes):
             # Bots and timers must not wait behind hints: a busy pool gets no hint to think
             # about, and the asker gets the basic bot's choice at once instead.
             thinking = asyncio.get_running_loop().create_future()
-            thinking.set_result(quick_decision(room.rules, view, room.rng))
+            thinking.set_result(quick_decision(room.stored.rules, view, room.rng))
         else:
             thinking = asyncio.ensure_future(
-                bot_decision(settings.bot_processes, room.rules, view, HINT_LEVEL, room.rng)
+                bot_decision(settings.bot_processes, room.stored.rules, view, HINT_LEVEL, room.rng)
             )
-        made = room.hints[seat] = (version, thinking)
+        made = room.tasks.hints[seat] = (version, thinking)
     try:
         action = await asyncio.shield(made[1])
     except Exception:
-        if room.hints.get(seat) is made:  # the next ask thinks again
-            del room.hints[seat]
+        if room.tasks.hints.get(seat) is made:  # the next ask thinks again
+            del room.tasks.hints[seat]
         ERRORS.labels(where="hint").inc()
         log.exception("hint failed", table=room.id, version=version, seat=seat)
         listener.send(error("unavailable", "No hint right now; try again.", hint_id))

@@ -89,7 +89,7 @@ class TableHub:
                 ERRORS.labels(where="resume").inc()
                 log.exception("game not resumed", table=table_id)
                 continue
-            log.info("game resumed", table=room.id, version=room.version)
+            log.info("game resumed", table=room.id, version=room.stored.version)
         if self.settings.bot_processes > 0:
             # Every decision process starts now, beside the loop, rather than at the first
             # bot move, hint or timer move (which would wait for the forkserver's imports).
@@ -113,7 +113,7 @@ class TableHub:
         for room in list(self.rooms.values()):
             # Once the lock is free, no change is half done: a bot is asleep or waiting.
             tasks = await self.changes.read(room, stop_tasks)
-            for listener in list(room.listeners):
+            for listener in list(room.sockets.listeners):
                 await listener.close(1012, "server restarting")
             await asyncio.gather(*tasks, return_exceptions=True)
         await self.store.close()
@@ -154,8 +154,8 @@ class TableHub:
 
     async def history(self, table_id: str) -> History:
         room = await self.room(table_id)
-        hands = await self.store.hands(room.id, room.game_number)
-        return {"id": room.id, "game_number": room.game_number, "hands": hands}
+        hands = await self.store.hands(room.id, room.stored.game_number)
+        return {"id": room.id, "game_number": room.stored.game_number, "hands": hands}
 
     # -- HTTP-side changes -------------------------------------------------------------------
 
@@ -189,7 +189,7 @@ class TableHub:
         )
         OPEN_TABLES.inc()
         room = await self.room(table_id)
-        log.info("table created", table=table_id, version=room.version, listed=listed)
+        log.info("table created", table=table_id, version=room.stored.version, listed=listed)
         return room, invite, host_token
 
     async def take_seat(
@@ -305,7 +305,7 @@ class TableHub:
         # A room with listeners is never evicted: the listener is in the room served now,
         # which may have replaced the one the socket was given before its hello.
         room = self.rooms.get(room.id, room)
-        if listener not in room.listeners:
+        if listener not in room.sockets.listeners:
             return
         if self.closing:
             self.presence.closed(room, listener)
@@ -366,14 +366,14 @@ class TableHub:
 
 def say(room: Room, listener: Listener, text: str) -> Effects:
     seat = listener.seat
-    name = room.seats[seat].name if seat is not None else None
+    name = room.stored.seats[seat].name if seat is not None else None
     return Effects(chat=ChatDraft(seat, name or "Spectator", text))
 
 
 def stop_tasks(room: Room) -> list[asyncio.Task[None]]:
     """Cancel a room's bot, grace, turn-timer and host tasks; the tasks."""
-    tasks = [*room.grace_tasks.values()]
-    for task in (room.bot_task, room.timer_task, room.host_task):
+    tasks = [*room.tasks.grace_tasks.values()]
+    for task in (room.tasks.bot_task, room.tasks.timer_task, room.tasks.host_task):
         if task is not None:
             tasks.append(task)
     for task in tasks:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, cast
 
@@ -49,6 +50,7 @@ from server.protocol import (
     ErrorMessage,
     PongMessage,
     ServerMessage,
+    StateMessage,
 )
 from server.realtime.errors import TableError
 
@@ -65,6 +67,15 @@ DOC_PATH = ROOT / "docs" / "protocol.md"
 TYPEDEFS_PATH = ROOT / "web" / "protocol-types.js"
 SCHEMA_BEGIN = "<!-- protocol schema: begin (python -m server.realtime.messages --write) -->"
 SCHEMA_END = "<!-- protocol schema: end -->"
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A message and its JSON text, made once for all the sockets it goes to: the socket
+    layer sends `text` as it is; a listener in the process reads `message`."""
+
+    message: StateMessage
+    text: str
 
 
 # -- client -> server ------------------------------------------------------------------

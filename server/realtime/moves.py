@@ -57,15 +57,17 @@ def player_move(room: Room, listener: Listener, action: Action, version: int | N
     """A seated socket's move, made on `version` of the table when it names one."""
     if listener.seat is None:
         raise TableError("not_seated", "Spectators cannot play; take a seat first.")
-    if version is not None and version != room.version:
-        raise TableError("stale", f"The table moved on (version {room.version}); look again.")
+    if version is not None and version != room.stored.version:
+        raise TableError(
+            "stale", f"The table moved on (version {room.stored.version}); look again."
+        )
     return play(room, listener.seat, action)
 
 
 def bot_move(room: Room, turn: tuple[int, str, str | None], seq: int, action: Action) -> Effects:
     """A bot's move, chosen for `turn` (seat, level, cause) after move `seq`: refused as
     `stale` when the table has moved on or the seat is no longer the bots' to play."""
-    if room.seq != seq or room.bot_seat() != turn:
+    if room.stored.seq != seq or room.bot_seat() != turn:
         raise TableError("stale", "The table moved on while the bot was thinking.")
     seat, _level, cause = turn
     return play(room, seat, action, cause)
@@ -74,9 +76,9 @@ def bot_move(room: Room, turn: tuple[int, str, str | None], seq: int, action: Ac
 def play(room: Room, seat: int, action: Action, cause: str | None = None) -> Effects:
     """Apply `action` for `seat` to the room's game and record it. `cause`: who chose the
     move when not its player ("timer", "autoplay")."""
-    game = room.game
+    game = room.stored.game
     seats.not_ended(room)
-    if game is None or room.status == "waiting":
+    if game is None or room.stored.status == "waiting":
         raise TableError("not_started", "The game has not started yet.")
     turn_before = game.turn  # a list of its own: `turn` makes one each time
     try:
@@ -88,7 +90,7 @@ def play(room: Room, seat: int, action: Action, cause: str | None = None) -> Eff
     except Exception:
         # The engine should only raise IllegalAction: the game may be half-advanced.
         ERRORS.labels(where="engine").inc()
-        log.exception("engine failed", table=room.id, version=room.version)
+        log.exception("engine failed", table=room.id, version=room.stored.version)
         raise HalfDone("illegal", "That action is not possible here.") from None
     return Effects(action=record(room, seat, action, cause, turn_before))
 
@@ -97,13 +99,13 @@ def record(
     room: Room, seat: int, action: Action, cause: str | None, turn_before: list[int]
 ) -> ActionWrite:
     """What the move just applied to the room's game writes."""
-    game = room.game
-    assert game is not None and room.game_id is not None
-    results = game.hand_results[room.hands_saved :]
+    game = room.stored.game
+    assert game is not None and room.stored.game_id is not None
+    results = game.hand_results[room.stored.hands_saved :]
     over = game.winner is not None or game.phase == "over"
-    timer_moves = timer_moves_after(room.timer_moves, seat, action, cause)
-    changed = seats.after_move(room.seats[seat], cause)
-    hosting = room.hosting
+    timer_moves = timer_moves_after(room.stored.timer_moves, seat, action, cause)
+    changed = seats.after_move(room.stored.seats[seat], cause)
+    hosting = room.stored.hosting
     deadline = (
         None
         if over or hosting.turn_seconds is None
@@ -113,15 +115,15 @@ def record(
     )
     return ActionWrite(
         table_id=room.id,
-        old_version=room.version,
+        old_version=room.stored.version,
         status="over" if over else "playing",
-        game_id=room.game_id,
-        seq=room.seq + 1,
+        game_id=room.stored.game_id,
+        seq=room.stored.seq + 1,
         seat=seat,
         action=action,
         # A snapshot after each finished hand; resuming replays the log after it. Its
         # JSON as made by the game (the JSON column writes a Fragment as it is).
-        snapshot=orjson.Fragment(room.state_encoder.json(game)) if results or over else None,
+        snapshot=orjson.Fragment(room.cache.state_encoder.json(game)) if results or over else None,
         new_hands=[
             hand_fields(
                 result,
@@ -131,7 +133,7 @@ def record(
             )
             for result in results
         ],
-        first_hand_number=room.hands_saved + 1,
+        first_hand_number=room.stored.hands_saved + 1,
         winner=game.winner,
         final_scores=game.scores if over else None,
         deadline=deadline,
@@ -151,12 +153,14 @@ def start(room: Room) -> Effects:
     """A new game, dealt from a fresh seed. A player who left before the start gets the
     same grace as one who leaves later."""
     seed = secrets.randbits(62)
-    game = Game(room.rules, seed=seed, deals=first_deals(room))
-    deadline = fresh_deadline(room.hosting.turn_seconds, game.turn, utcnow())
+    game = Game(room.stored.rules, seed=seed, deals=first_deals(room))
+    deadline = fresh_deadline(room.stored.hosting.turn_seconds, game.turn, utcnow())
     away = frozenset(
-        seat.seat for seat in room.seats if seat.token_hash is not None and not seat.connected
+        seat.seat
+        for seat in room.stored.seats
+        if seat.token_hash is not None and not seat.connected
     )
-    return Effects(start=GameStart(game, room.game_number + 1, seed, deadline), grace=away)
+    return Effects(start=GameStart(game, room.stored.game_number + 1, seed, deadline), grace=away)
 
 
 def first_deals(room: Room) -> Deals:
@@ -191,7 +195,7 @@ def seed(room: Room, listener: Listener, value: str) -> Effects:
 
 
 def start_if_full(room: Room) -> Effects:
-    if room.status == "waiting" and all(seat.name is not None for seat in room.seats):
+    if room.stored.status == "waiting" and all(seat.name is not None for seat in room.stored.seats):
         return start(room)
     return Effects()
 
@@ -199,6 +203,6 @@ def start_if_full(room: Room) -> Effects:
 def rematch(room: Room, token: str) -> Effects:
     refusal = TableError("bad_token", "Only a seated player may ask for a rematch.", 401)
     seats.holder(room, token, refusal)
-    if room.status != "over":
+    if room.stored.status != "over":
         raise TableError("not_over", "The game is not over yet.", 409)
     return start(room)

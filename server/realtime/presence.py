@@ -65,9 +65,9 @@ class Presence:
     ) -> None:
         """A socket said hello holding `seat` (None: watching): it is counted, its seat
         shown present (others hear of the arrival first), and it gets its `state`."""
-        if listener in room.listeners and listener.seat != seat:
+        if listener in room.sockets.listeners and listener.seat != seat:
             await self.leave(room, listener)  # the same socket, now for another seat
-        if seat is None and listener not in room.listeners and self.watchers_full(room):
+        if seat is None and listener not in room.sockets.listeners and self.watchers_full(room):
             listener.send(
                 error("too_many_watchers", "This table has as many watchers as it can take.")
             )
@@ -90,25 +90,25 @@ class Presence:
             seat = None  # the seat changed hands meanwhile: watching
 
         def arrive(room: Room) -> None:
-            if matches(host_token, room.hosting.host_hash):
-                room.host_listeners.add(listener)
+            if matches(host_token, room.stored.hosting.host_hash):
+                room.sockets.host_listeners.add(listener)
             else:
-                room.host_listeners.discard(listener)
+                room.sockets.host_listeners.discard(listener)
             if seat is not None and token is not None:
-                room.holders[listener] = hash_token(token)
-            room.listeners.discard(listener)  # the others' news first; its own state below
+                room.sockets.holders[listener] = hash_token(token)
+            room.sockets.listeners.discard(listener)  # the others' news first; its own state below
 
         def welcome(room: Room) -> None:
             listener.seat = seat
             self.count(listener, seat)
-            room.listeners.add(listener)
+            room.sockets.listeners.add(listener)
             listener.send(views.welcome(room, listener))
 
         here = seats.present(room, seat) if seat is not None else Effects()
         return Effects(seats=here.seats, ungrace=here.ungrace, sockets=arrive, then=welcome)
 
     def watchers_full(self, room: Room) -> bool:
-        watchers = sum(1 for listener in room.listeners if listener.seat is None)
+        watchers = sum(1 for listener in room.sockets.listeners if listener.seat is None)
         return watchers >= self.settings.spectators_per_table
 
     async def leave(self, room: Room, listener: Listener) -> None:
@@ -127,9 +127,9 @@ class Presence:
 
     def closed(self, room: Room, listener: Listener) -> None:
         """A socket is gone from the room (as a change, or at shut-down): forgotten."""
-        room.listeners.discard(listener)
-        room.host_listeners.discard(listener)
-        room.holders.pop(listener, None)
+        room.sockets.listeners.discard(listener)
+        room.sockets.host_listeners.discard(listener)
+        room.sockets.holders.pop(listener, None)
         self.uncount(listener)
 
     # -- grace -----------------------------------------------------------------------------
@@ -137,7 +137,7 @@ class Presence:
     def followed(self, room: Room, effects: Effects) -> None:
         """After every change: grace timers start and stop as it says; the host watch."""
         for seat in effects.ungrace:
-            task = room.grace_tasks.pop(seat, None)
+            task = room.tasks.grace_tasks.pop(seat, None)
             if task is not None:
                 task.cancel()
         for seat in effects.grace:
@@ -146,8 +146,12 @@ class Presence:
 
     def start_grace(self, room: Room, seat: int) -> None:
         grace = self.settings.grace_seconds
-        if grace is not None and room.status == "playing" and seat not in room.grace_tasks:
-            room.grace_tasks[seat] = asyncio.create_task(self.grace(room, seat, grace))
+        if (
+            grace is not None
+            and room.stored.status == "playing"
+            and seat not in room.tasks.grace_tasks
+        ):
+            room.tasks.grace_tasks[seat] = asyncio.create_task(self.grace(room, seat, grace))
 
     async def grace(self, room: Room, seat: int, seconds: float) -> None:
         """After the grace time, a bot plays for a player who has not come back. While a
@@ -155,15 +159,15 @@ class Presence:
         marks the seat present (which ends this timer) or, once it closes, away again."""
         await asyncio.sleep(seconds)
         try:
-            while seats.needs_stand_in(room.seats[seat], room.status):
+            while seats.needs_stand_in(room.stored.seats[seat], room.stored.status):
                 if not await self.held_anywhere(room, seat):
                     with contextlib.suppress(TableError):
                         await self.changes.run(room, seats.grace_over, seat)
                     return
                 await asyncio.sleep(self.settings.presence_expiry_seconds / 3)
         finally:
-            if room.grace_tasks.get(seat) is asyncio.current_task():
-                del room.grace_tasks[seat]
+            if room.tasks.grace_tasks.get(seat) is asyncio.current_task():
+                del room.tasks.grace_tasks[seat]
 
     # -- across processes ------------------------------------------------------------------
 
@@ -203,7 +207,7 @@ class Presence:
             ours = room.held_seats()
             unsure += [
                 (room, seat.seat)
-                for seat in room.seats
+                for seat in room.stored.seats
                 if seat.connected and seat.token_hash is not None and seat.seat not in ours
             ]
         counts = await self.notices.seats_held([(room.id, seat) for room, seat in unsure])
@@ -220,18 +224,18 @@ class Presence:
     def watch_host(self, room: Room) -> None:
         """While the host's seat is away and another player is here, count down to
         handing the role on; stop counting when the host is back."""
-        away = host_away(room.hosting, room.seats, room.status) is not None
-        task = room.host_task
+        away = host_away(room.stored.hosting, room.stored.seats, room.stored.status) is not None
+        task = room.tasks.host_task
         if task is not None and not task.done():
             if away:
                 return
             task.cancel()
-        room.host_task = None
+        room.tasks.host_task = None
         if away and not self.changes.closing and not room.evicted:
-            room.host_task = asyncio.create_task(self.host_gone(room))
+            room.tasks.host_task = asyncio.create_task(self.host_gone(room))
 
     async def host_gone(self, room: Room) -> None:
         await asyncio.sleep(self.settings.host_away_seconds)
-        room.host_task = None
+        room.tasks.host_task = None
         with contextlib.suppress(TableError):
             await self.changes.run(room, controls.pass_host)

@@ -85,7 +85,9 @@ class Rooms:
             if idle is not None and idle >= limit:
                 self.drop(room)
                 evicted += 1
-                log.info("room evicted", table=room.id, version=room.version, idle=round(idle))
+                log.info(
+                    "room evicted", table=room.id, version=room.stored.version, idle=round(idle)
+                )
         return evicted
 
     async def sweep(self, closing: Callable[[], bool]) -> None:

@@ -23,15 +23,15 @@ from server.store.records import SeatRecord
 
 
 def not_ended(room: Room) -> None:
-    if room.status == "ended":
+    if room.stored.status == "ended":
         raise ended()
 
 
 def in_range(room: Room, seat: int) -> SeatRecord:
     """The record of `seat`, which must be one of the table's."""
-    if not 0 <= seat < len(room.seats):
+    if not 0 <= seat < len(room.stored.seats):
         raise no_such_seat()
-    return room.seats[seat]
+    return room.stored.seats[seat]
 
 
 def empty(room: Room, seat: int) -> SeatRecord:
@@ -81,14 +81,14 @@ def take(
     if not admitted:
         check_invite(room, invite, host_token)
     current = empty(room, seat)
-    if any(other.token_hash in theirs for other in room.seats if other.token_hash):
+    if any(other.token_hash in theirs for other in room.stored.seats if other.token_hash):
         raise TableError(
             "already_seated",
             "You already sit at this table: a member plays one seat (leave it to move).",
             409,
         )
     taken = SeatRecord(current.seat, name=name, token_hash=hash_token(token))
-    if matches(host_token, room.hosting.host_hash):
+    if matches(host_token, room.stored.hosting.host_hash):
         return Effects(seats=(taken,), table={"host_seat": seat})
     return Effects(seats=(taken,))
 
@@ -106,7 +106,7 @@ def add_bot(
     if not admitted:
         check_invite(room, invite, host_token)
     current = empty(room, seat)
-    name = bot_name(current.seat, room.rules.players)
+    name = bot_name(current.seat, room.stored.rules.players)
     return Effects(seats=(SeatRecord(current.seat, name=name, bot=level, connected=True),))
 
 
@@ -136,11 +136,11 @@ def leave(room: Room, seat: int, token: str) -> Effects:
         )
         if holder(room, token, refusal) != seat:
             raise refusal
-    if room.status != "waiting":
+    if room.stored.status != "waiting":
         raise TableError("started", "The game has started; the seat is kept.", 409)
-    if room.seats[seat].name is None:
+    if room.stored.seats[seat].name is None:
         raise TableError("seat_empty", "That seat is already empty.", 409)
-    host = after_leaving(room.hosting, room.seats, seat)
+    host = after_leaving(room.stored.hosting, room.stored.seats, seat)
     held = {seat} & room.held_seats()
     return Effects(
         seats=(SeatRecord(seat),),
@@ -160,12 +160,12 @@ def unseat(seats: set[int], farewell: ErrorMessage | None = None) -> SocketStep:
     """The sockets on these seats watch from now on (told `farewell` first, if any)."""
 
     def step(room: Room) -> None:
-        for listener in room.listeners:
+        for listener in room.sockets.listeners:
             if listener.seat in seats:
                 if farewell is not None:
                     listener.send(farewell)
                 listener.seat = None
-                room.holders.pop(listener, None)
+                room.sockets.holders.pop(listener, None)
 
     return step
 
@@ -213,7 +213,7 @@ def take_back(room: Room, seat: int | None) -> Effects:
     """`back`: a player on autoplay plays for themselves again."""
     if seat is None:
         raise TableError("not_seated", "Spectators have no seat to take back.")
-    current = room.seats[seat]
+    current = room.stored.seats[seat]
     if not current.autoplay:
         raise TableError("not_autoplay", "No bot is playing for you; play on.")
     return Effects(seats=(playing_again(current),))
@@ -230,7 +230,7 @@ def stand_in(current: SeatRecord) -> SeatRecord:
 def present(room: Room, seat: int, returning: bool = True) -> Effects:
     """The seat's player is here. `returning` (their hello): any bot playing for them
     stops; otherwise (a presence repair) only the stand-in for an away player."""
-    current = room.seats[seat]
+    current = room.stored.seats[seat]
     stand_in = current.autoplay and (returning or current.autoplay_reason != "timer")
     if current.connected and not stand_in:
         return Effects(ungrace=frozenset((seat,)))
@@ -241,7 +241,7 @@ def present(room: Room, seat: int, returning: bool = True) -> Effects:
 def away(room: Room, seat: int, note: str | None = None) -> Effects:
     """No socket holds the seat any more (here, nor in another live process): away, and
     its grace time starts. Nothing while one of ours holds it again."""
-    current = room.seats[seat]
+    current = room.stored.seats[seat]
     if seat in room.held_seats() or current.token_hash is None:
         return NOTHING
     if not current.connected:
@@ -262,8 +262,8 @@ def needs_stand_in(current: SeatRecord, status: str) -> bool:
 def grace_over(room: Room, seat: int) -> Effects:
     """The grace time of an away player is over (no socket holds the seat anywhere): a
     bot plays for them until they return."""
-    current = room.seats[seat]
-    if not needs_stand_in(current, room.status) or seat in room.held_seats():
+    current = room.stored.seats[seat]
+    if not needs_stand_in(current, room.stored.status) or seat in room.held_seats():
         return NOTHING
     return Effects(seats=(stand_in(current),))
 
@@ -274,7 +274,7 @@ def away_unless_held(room: Room) -> Effects:
     held = room.held_seats()
     gone = tuple(
         replace(seat, connected=False)
-        for seat in room.seats
+        for seat in room.stored.seats
         if seat.connected and seat.token_hash is not None and seat.seat not in held
     )
     return Effects(seats=gone, grace=frozenset(seat.seat for seat in gone))

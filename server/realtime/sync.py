@@ -46,7 +46,7 @@ class Sync:
         if room.idle_for(time.monotonic()) is not None:
             self.changes.rooms.drop(room)
             return
-        if room.listeners and version > room.version:
+        if room.sockets.listeners and version > room.stored.version:
             REMOTE_CHANGES.inc()
         running = table_id in self.behind
         self.behind[table_id] = max(version, self.behind.get(table_id, 0))
@@ -76,7 +76,7 @@ class Sync:
         process made between loading them here and listening."""
         for table_id, version in (await self.changes.store.versions(table_ids)).items():
             room = self.changes.rooms.served.get(table_id)
-            if room is not None and version > room.version:
+            if room is not None and version > room.stored.version:
                 await self.on_remote_change(table_id, version)
 
     async def poll_while_deaf(self) -> None:
@@ -107,7 +107,7 @@ class Sync:
         watched = [
             room.id
             for room in self.changes.rooms.served.values()
-            if room.listeners and (since is None or room.touched >= since)
+            if room.sockets.listeners and (since is None or room.touched >= since)
         ]
         if not watched:
             return

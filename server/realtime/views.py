@@ -1,65 +1,34 @@
 """What a table's sockets receive: the one builder of the `state` message.
 
 Every `state` (docs/protocol.md) is made here, whatever the path: after a change, each
-socket's frame (`state_frames`), and the answer to a hello (`welcome`: the same frame
-with the chat so far and the protocol version). JSON is made once per change for the
-public part (the table, the timer), once per seat for its view, and spliced; sockets of
-the same seat and host role share one frame. The public table (`public_table`) is the
-one the HTTP answers and the lobby give: never a token, never a hidden card.
+socket's message (`state_frames`), and the answer to a hello (`welcome`: the same message
+with the chat so far and the protocol version). Each is a typed `StateMessage`, encoded
+once: the public parts (the table, the shared view) are made once per change, and
+sockets of the same seat and host role share one `Encoded` message. The public table
+(`public_table`) is the one the HTTP answers and the lobby give: never a token, never a
+hidden card.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any, cast
+import functools
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
+from server.engine import Game
+from server.engine.cards import CODES
 from server.engine.describe import summary
+from server.engine.fairness import NextDeal
+from server.engine.shapes import LastTrick, PublicView, SeatCard, SeatPart, View
+from server.engine.view import copy_result, moving_view, seat_part, steady_view
 from server.protocol import PublicSeat, PublicTable, StateMessage
-from server.realtime.messages import PROTOCOL_VERSION
+from server.realtime.messages import PROTOCOL_VERSION, Encoded
 from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
 from server.rulelinks import rules_link
 from server.store.records import SeatRecord, TableSummary, iso
-
-# The public table's keys that change with every move, spliced in by `table_json`.
-MOVING = frozenset(("version", "deadline"))
-
-
-class Frame(Mapping[str, Any]):
-    """A message as the JSON made once for all the sockets it goes to: the socket layer
-    sends `payload` (UTF-8) as it is. Read as a mapping (a listener in the process that
-    looks into it), it is that JSON decoded, on first use: exactly what a socket receives."""
-
-    __slots__ = ("_message", "_text", "payload")
-
-    def __init__(self, payload: bytes) -> None:
-        self.payload = payload
-        self._message: dict[str, Any] | None = None
-        self._text: str | None = None
-
-    @property
-    def text(self) -> str:
-        """`payload` as text, decoded on first use (a socket written to directly never
-        needs it)."""
-        if self._text is None:
-            self._text = self.payload.decode()
-        return self._text
-
-    def _decoded(self) -> dict[str, Any]:
-        if self._message is None:
-            self._message = orjson.loads(self.payload)
-        return self._message
-
-    def __getitem__(self, key: str) -> Any:
-        return self._decoded()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._decoded())
-
-    def __len__(self) -> int:
-        return len(self._decoded())
 
 
 def public_table(table: TableSummary) -> PublicTable:
@@ -107,102 +76,146 @@ def room_table(room: Room) -> PublicTable:
     return public_table(room.summary())
 
 
-def table_json(room: Room, deadline: str | None) -> bytes:
-    """`room_table(room)` as JSON (the same object; its keys in another order). Only what
-    changes with every move, the version and `deadline` (as `iso_ms` gives it), is spliced
-    into the rest, which is kept on the room until the pipeline applies any other change."""
-    rest = room.table_rest
+def table_now(room: Room, deadline: str | None) -> PublicTable:
+    """`room_table(room)`, its version and `deadline` (as `iso_ms` gives it) put in the
+    rest, which is kept on the room until the pipeline applies any other change."""
+    rest = room.cache.table_rest
     if rest is None:
-        table = room_table(room).items()
-        rest = orjson.dumps({key: value for key, value in table if key not in MOVING})[1:]
-        room.table_rest = rest
-    return b'{"version":%d,"deadline":%s,%s' % (
-        room.version,
-        b"null" if deadline is None else b'"%s"' % deadline.encode(),
-        rest,
-    )
+        rest = room.cache.table_rest = room_table(room)
+    return {**rest, "version": room.stored.version, "deadline": deadline}
 
 
-def fairness_json(room: Room) -> bytes:
-    """The next deal (`Room.next_deal`) as JSON, made again only once it has changed: a
-    deal, a seed, the game's end or a new game."""
+def next_deal(room: Room) -> NextDeal | None:
+    """The next deal (`Room.next_deal`), made again only once it has changed: a deal, a
+    seed, the game's end or a new game."""
     deals = room.deals()
-    game = room.game
+    game = room.stored.game
     over = game is not None and game.phase == "over"
     key = (deals, None if deals is None else deals.changes, game, over)
-    kept = room.fairness_json
+    kept = room.cache.fairness
     if kept is None or kept[0] != key:
-        kept = room.fairness_json = (key, orjson.dumps(room.next_deal()))
+        kept = room.cache.fairness = (key, room.next_deal())
     return kept[1]
 
 
-def state_frames(room: Room, listeners: list[Listener]) -> list[StateMessage]:
-    """The `state` of each of `listeners`, each as a `Frame`, in their order."""
-    server_time = now_iso_ms()
-    deadline = iso_ms(room.hosting.deadline)
-    # The message's keys after the view (the table, the timer), its braces dropped but
-    # the last, spliced in from their JSON.
-    shared = b"".join(
-        (
-            b'"table":',
-            table_json(room, deadline),
-            orjson.dumps(
-                {"deadline": deadline, "server_time": server_time, "timer_moves": room.timer_moves}
-            ).replace(b"{", b",", 1)[:-1],
-            b',"fairness":',
-            fairness_json(room),
-            b"}",
+@functools.cache
+def seat_card(seat: int, card: int) -> SeatCard:
+    """One play as a view shows it, made once per process and shared (never changed)."""
+    return {"seat": seat, "card": CODES[card]}
+
+
+def seat_cards(plays: Sequence[tuple[int, int]]) -> list[SeatCard]:
+    """``server.engine.view.seat_cards(plays)``, of the shared `seat_card`s.
+
+    >>> from server.engine import view
+    >>> seat_cards([(0, 12), (1, 0)]) == view.seat_cards([(0, 12), (1, 0)])
+    True
+    """
+    return [seat_card(seat, card) for seat, card in plays]
+
+
+def shared_view(room: Room, game: Game) -> PublicView:
+    """`public_view(game)`, from the parts kept on the room (`RoomCache`) while they
+    cannot have changed: the played cards (a list the game extends within a hand), the
+    last trick (replaced, never edited) and the steady keys."""
+    cache = room.cache
+    played = game.played
+    kept_played = cache.played
+    if kept_played is None or kept_played[0] is not played:
+        kept_played = cache.played = (played, len(played), seat_cards(played))
+    elif kept_played[1] != len(played):
+        made = kept_played[2] + seat_cards(played[kept_played[1] :])
+        kept_played = cache.played = (played, len(played), made)
+    last = game.last_trick
+    kept_last = cache.last_trick
+    if kept_last is None or kept_last[0] is not last:
+        shown: LastTrick | None = (
+            None if last is None else {"cards": seat_cards(last[0]), "winner": last[1]}
         )
-    )
-    head = b'{"type":"state","version":%d,"seat":' % room.version
-    game = room.game
-    # The part of the view every seat shares, made and encoded once per change (the keys
-    # that move, braces dropped, and the steady ones); each seat's own part (kept by the
-    # room's `SeatEncoder` while it cannot change) goes in front of it.
-    public: tuple[bytes | memoryview, ...] = ()
-    if game is not None:
-        moving, steady = room.public_encoder.parts(game)
-        public = (b",", memoryview(moving)[1:-1], b",", steady)
-    # What follows a seat's part, the same for every socket but for its host flag.
-    tails: dict[bool, bytes] = {}
-    # A Frame stands for its StateMessage: a mapping of the same keys, read lazily.
-    frames: dict[tuple[int | None, bool], Frame] = {}
-    answer: list[Any] = []
+        kept_last = cache.last_trick = (last, shown)
+    results = game.hand_results
+    key = (game, game.phase, game.hand_number, tuple(game.bids), len(results), game.winner)
+    steady = cache.steady
+    if steady is None or steady[0] != key:
+        last_hand = copy_result(results[-1]) if results else None
+        steady = cache.steady = (key, steady_view(game, last_hand))
+    return {**moving_view(game, kept_played[2], kept_last[1]), **steady[1]}
+
+
+def own_part(room: Room, game: Game, seat: int | None) -> SeatPart:
+    """`seat_part(game, seat)`; during play, a seat not on turn has no legal action and no
+    draw card, and its hand changes only when it plays a card: its part is kept (under its
+    hand's size, until the next hand) until then."""
+    if seat is None or game.phase != "play" or seat == game.seat_to_play:
+        return seat_part(game, seat)
+    cache = room.cache
+    kept = cache.seat_parts
+    if kept is None or kept[0] is not game or kept[1] != game.hand_number:
+        kept = cache.seat_parts = (game, game.hand_number, {})
+    size = game.hand_size(seat)
+    part = kept[2].get(seat)
+    if part is None or part[0] != size:
+        part = kept[2][seat] = (size, seat_part(game, seat))
+    return part[1]
+
+
+def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
+    """The `state` of each of `listeners`, encoded, in their order: each distinct one
+    (a seat and whether it holds the host controls) made and encoded once."""
+    deadline = iso_ms(room.stored.hosting.deadline)
+    table = table_now(room, deadline)
+    server_time = now_iso_ms()
+    fairness = next_deal(room)
+    game = room.stored.game
+    # The part of the view every seat shares, made once per change.
+    public = None if game is None else shared_view(room, game)
+    frames: dict[tuple[int | None, bool], Encoded] = {}
+    answer: list[Encoded] = []
     host_listeners, host_seat = room.controls()
     for listener in listeners:
         seat = listener.seat
         host = listener in host_listeners or (seat is not None and seat == host_seat)
         frame = frames.get((seat, host))
         if frame is None:
-            tail = tails.get(host)
-            if tail is None:
-                host_json = b',"host":true,' if host else b',"host":false,'
-                tail = tails[host] = b"".join((*public, host_json, shared))
-            seat_json = b"null" if seat is None else b"%d" % seat
-            view = b"null" if game is None else room.seat_encoder.open_json(game, seat)
-            frame = frames[(seat, host)] = Frame(
-                b"".join((head, seat_json, b',"state":', view, tail))
+            view: View | None = (
+                None if game is None or public is None else {**own_part(room, game, seat), **public}
             )
+            message: StateMessage = {
+                "type": "state",
+                "version": room.stored.version,
+                "seat": seat,
+                "state": view,
+                "host": host,
+                "table": table,
+                "deadline": deadline,
+                "server_time": server_time,
+                "timer_moves": room.stored.timer_moves,
+                "fairness": fairness,
+            }
+            frame = frames[(seat, host)] = Encoded(message, orjson.dumps(message).decode())
         answer.append(frame)
     return answer
 
 
-def welcome(room: Room, listener: Listener) -> StateMessage:
+def welcome(room: Room, listener: Listener) -> Encoded:
     """The answer to a socket's `hello`: its `state`, the chat so far, the protocol."""
     (frame,) = state_frames(room, [listener])
-    payload = cast(Frame, frame).payload
-    extra = b',"chat":%s,"protocol":%d}' % (orjson.dumps(list(room.chat)), PROTOCOL_VERSION)
-    return cast(StateMessage, Frame(payload[:-1] + extra))
+    message: StateMessage = {
+        **frame.message,
+        "chat": list(room.stored.chat),
+        "protocol": PROTOCOL_VERSION,
+    }
+    return Encoded(message, orjson.dumps(message).decode())
 
 
 def broadcast(room: Room) -> None:
     """Each of the room's sockets gets its own `state`, made now."""
-    listeners = list(room.listeners)
+    listeners = list(room.sockets.listeners)
     for listener, frame in zip(listeners, state_frames(room, listeners), strict=True):
         listener.send(frame)
 
 
 def tell(room: Room, message: Any) -> None:
     """The same message to every socket of the room."""
-    for listener in room.listeners:
+    for listener in room.sockets.listeners:
         listener.send(message)

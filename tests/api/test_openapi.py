@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 
 HOST_ROUTES = ("move", "standin", "reissue")
 
@@ -75,7 +76,7 @@ async def test_the_answers_document_the_contract_fields(client):
 
 async def test_table_answers_equal_what_the_hub_gives(client, app):
     """The response models drop nothing: optional seat fields included."""
-    hub = app.state.hub
+    hub = services_of(app).hub
     created = (
         await client.post("/api/tables", json={"listed": True, "rules": {"target_score": 100}})
     ).json()
@@ -85,7 +86,7 @@ async def test_table_answers_equal_what_the_hub_gives(client, app):
     await add_bots(client, table_id, (1, 2, 3), level="basic")
     stood_in = await client.post(f"/api/tables/{table_id}/seats/0/standin", headers=host)
     assert stood_in.json()["seats"][0]["autoplay"] is True, stood_in.text
-    await hub.rooms[table_id].bot_task
+    await hub.rooms[table_id].tasks.bot_task
 
     info = (await client.get(f"/api/tables/{table_id}")).json()
     assert info == await hub.table_info(table_id)

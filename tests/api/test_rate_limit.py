@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 from prometheus_client import REGISTRY
 
+from server.api.services import services_of
 from server.app import create_app
 from server.settings import Settings
 
@@ -79,7 +80,7 @@ async def test_an_unreachable_redis_lets_writes_through(settings: Settings):
     # Nothing listens on port 1: the limiter fails open (and counts an error).
     broken = settings.model_copy(update={"redis_url": "redis://127.0.0.1:1/0"})
     app = create_app(broken)
-    limiter = app.state.write_limiter
+    limiter = services_of(app).write_limiter
     errors = REGISTRY.get_sample_value("spades_errors_total", {"where": "http"}) or 0
     for _ in range(BUDGET + 2):
         await limiter.check("203.0.113.9")

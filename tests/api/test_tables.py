@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 from server.engine import PRESETS
 
 
@@ -249,7 +250,7 @@ async def test_history_of_a_new_table_is_empty(client):
 async def test_history_of_a_bot_game_lists_every_hand_with_sides_after_it(client, app):
     table = await new_table(client, rules={"preset": "standard", "target_score": 100})
     await add_bots(client, table["id"], level="basic")
-    await app.state.hub.rooms[table["id"]].bot_task
+    await services_of(app).hub.rooms[table["id"]].tasks.bot_task
     info = (await client.get(f"/api/tables/{table['id']}")).json()
     assert info["status"] == "over"
     assert info["winner"] in (0, 1)

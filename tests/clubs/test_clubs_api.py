@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
+from server.api.services import services_of
 from server.clubs.figures import AVERAGES, STORED
 from server.clubs.figures import FIGURES as DECLARED
 from server.store.club_results import write_club_results
@@ -94,7 +95,7 @@ def shown(member: dict[str, Any]) -> dict[str, int]:
 async def write_the_end_again(app: FastAPI, table_id: str) -> None:
     """The game's last write replayed: `write_club_results` once more on its own
     transaction, as a retried commit would."""
-    store = app.state.hub.store
+    store = services_of(app).hub.store
     record = await store.load(table_id)
     assert record is not None and record.game is not None
     info = record.game.snapshot
@@ -178,7 +179,7 @@ async def test_a_club_plays_two_games_and_its_figures_match_their_histories(serv
         assert members[member]["points_per_hand"] == round(figures["points"] / hands, 2)
 
     # The stored totals equal a recount from every stored hand.
-    clubs: ClubStore = app.state.clubs
+    clubs: ClubStore = services_of(app).clubs
     recount = await clubs.recount(club.id)
     for member, kinds in recount.items():
         for kind, tally in kinds.items():

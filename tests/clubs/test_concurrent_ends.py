@@ -13,6 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from bench.club import store_game
+from server.api.services import services_of
 from server.app import create_app
 from server.clubs.ratings import Rating, rate
 from server.engine import Rules
@@ -41,7 +42,7 @@ async def test_two_games_of_one_club_ending_at_once_both_count(postgres_app: Fas
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         club = await make_club(http, ["Ann", "Bob", "Cy", "Di"])
         members = list(club.members)
-        engine = postgres_app.state.db_engine
+        engine = services_of(postgres_app).db_engine
         async with engine.begin() as connection:
             first = await store_game(connection, club.id, members, 1)
             second = await store_game(connection, club.id, members[1:] + members[:1], 2)
@@ -76,6 +77,6 @@ async def test_two_games_of_one_club_ending_at_once_both_count(postgres_app: Fas
     for member in members:
         assert by_id[member]["mu"] == pytest.approx(ratings[member].mu, abs=1e-3)
         assert by_id[member]["sigma"] == pytest.approx(ratings[member].sigma, abs=1e-3)
-    clubs: ClubStore = postgres_app.state.clubs
+    clubs: ClubStore = services_of(postgres_app).clubs
     for member, kinds in (await clubs.recount(club.id)).items():
         assert by_id[member]["hands"] == kinds["all"]["hands"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from server.api.services import services_of
 from server.app import create_app
 from tests.clubs.playing import Club, bearer, make_club
 from tests.realtime.test_protocol import check, published_schema
@@ -334,7 +335,7 @@ async def test_a_round_left_half_made_is_completed_by_the_next_next(app, client)
     club = await make_club(http, NAMES[:8])
     made, _body = await make_night(http, club)
     night_id = made.json()["id"]
-    nights = app.state.nights
+    nights = services_of(app).nights
     assert await nights.store.start_round(night_id, 0)
     host = bearer(club.host_token)
     url = f"/api/clubs/{club.id}/nights/{night_id}"

@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import update
 
+from server.api.services import services_of
 from server.clubs.ratings import fresh, rate
 from server.realtime.hosting import hash_token, new_token
 from server.store.club_results import write_club_results
@@ -74,7 +75,7 @@ async def test_a_game_with_one_member_on_both_sides_is_never_rated_or_counted(
     assert (await sit(client, table_id, 0, club, ann)).status_code == 201
     # Ann's second seat, across from her first, seated past the API's check: a token of
     # hers the game's end knows as Ann's, as a table seated before the check would have.
-    hub, clubs = app.state.hub, app.state.clubs
+    hub, clubs = services_of(app).hub, services_of(app).clubs
     assert isinstance(clubs, ClubStore)
     token = new_token()
     await clubs.seat_member(table_id, ann, hash_token(token))

@@ -141,7 +141,7 @@ def test_every_code_name_on_the_page_exists(page: Path):
 
 
 def test_the_check_finds_a_name_that_is_gone():
-    assert missing("sockets.converse") is not None
+    assert missing("sockets.no_such_name") is not None
     assert missing("Game.hand_plays") is not None
     assert missing("changes.TableChanges") is None
     assert missing("TableChanges.run") is None

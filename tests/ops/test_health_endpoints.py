@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -10,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 from prometheus_client import REGISTRY
 
-from server.api.ops import router
+from server.api.services import services_of
 from server.observability import ACTION_LATENCY, ACTIONS, REFUSED_ACTIONS
 
 METRIC_NAMES = (
@@ -26,11 +27,12 @@ PATHS = ("/healthz", "/readyz", "/metrics")
 
 
 def ops_app(db_engine: Any, redis: Any) -> FastAPI:
-    """The ops router on an app whose state holds what the table server's app holds."""
-    app = FastAPI()
-    app.include_router(router)
-    app.state.db_engine = db_engine
-    app.state.redis = redis
+    """The table server's app, its services holding this database engine and Redis client."""
+    from server.app import create_app
+    from server.settings import Settings
+
+    app = create_app(Settings(database_url="sqlite+aiosqlite://", redis_url=None))
+    app.state.services = replace(services_of(app), db_engine=db_engine, redis=redis)
     return app
 
 
@@ -129,9 +131,9 @@ async def real_app_with(tmp_path):
 
     yield build
     for app in apps:
-        if app.state.redis is not None:
-            await app.state.redis.aclose()
-        await app.state.db_engine.dispose()
+        if services_of(app).redis is not None:
+            await services_of(app).redis.aclose()
+        await services_of(app).db_engine.dispose()
 
 
 async def test_the_real_app_serves_health_readiness_and_metrics(real_app_with, redis_url):

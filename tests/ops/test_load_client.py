@@ -14,6 +14,7 @@ from bench import relay
 from bench.harness import tables
 from bench.harness.hub import Mailbox, seat_table
 from bench.harness.stats import median_interval
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Rules
 from server.settings import Settings
@@ -23,12 +24,12 @@ async def played_states(settings: Settings, moves: int) -> tuple[list[Mailbox], 
     """What the table server sent four players and a spectator over `moves` moves."""
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        hub = app.state.hub
+        hub = services_of(app).hub
         table = await seat_table(hub, Rules.preset("standard"), "load", watchers=1)
         room, players = table.room, table.players
         rng = random.Random(5)
         for _ in range(moves):
-            seat = room.game.turn[0]
+            seat = room.stored.game.turn[0]
             await hub.act(room, players[seat], tables.pick(players[seat].view(), rng))
     return players, table.watchers
 

@@ -18,6 +18,7 @@ import pytest
 from bench.harness import tables
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 from server.cli import main
 from server.engine import PRESETS, Game, Rules
 from server.realtime import moves
@@ -223,9 +224,9 @@ async def test_no_server_seed_is_in_a_frame_answer_or_log_line_before_its_hand_i
         )
     finally:
         watcher.cancel()
-    room = app.state.hub.rooms[table_id]
-    keys = [key.hex() for key in room.game.deals.keys]
-    assert len(keys) == room.game.hand_number + 1  # the last one: the rematch's first
+    room = services_of(app).hub.rooms[table_id]
+    keys = [key.hex() for key in room.stored.game.deals.keys]
+    assert len(keys) == room.stored.game.hand_number + 1  # the last one: the rematch's first
     frames = [m for client in [spectator, *players] for m in client.messages]
     assert len(frames) > 100
     for message in frames:
@@ -325,7 +326,9 @@ def test_a_game_begun_before_deals_had_seeds_shows_none_and_its_rematch_gets_the
         ),
     )
     room = Room(record, 10)
-    assert room.game is not None and room.game.deals is None and room.next_deal() is None
+    assert (
+        room.stored.game is not None and room.stored.game.deals is None and room.next_deal() is None
+    )
     with pytest.raises(TableError) as refused:
         moves.seed(room, Seat(0), "mine")
     assert refused.value.code == "no_deal"

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 from server.settings import Settings
 from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, seat_players
@@ -69,12 +70,12 @@ async def test_a_chat_line_with_a_nul_is_refused_and_the_socket_stays_seated(ser
 
 
 async def break_actions(app) -> None:
-    async with app.state.db_engine.begin() as connection:
+    async with services_of(app).db_engine.begin() as connection:
         await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
 
 
 async def mend_actions(app) -> None:
-    async with app.state.db_engine.begin() as connection:
+    async with services_of(app).db_engine.begin() as connection:
         await connection.execute(text("ALTER TABLE actions_away RENAME TO actions"))
 
 
@@ -107,14 +108,16 @@ async def test_http_reads_never_show_a_move_whose_commit_fails(served, http):
     names = [seat["name"] for seat in after.json()["seats"]]
     assert names == [seat["name"] for seat in before["seats"]]
     # The sockets were sent away to reconnect: until they do, their seats show away.
-    await until(lambda: not app.state.hub.rooms[table_id].seats[0].connected, timeout=10)
+    await until(
+        lambda: not services_of(app).hub.rooms[table_id].stored.seats[0].connected, timeout=10
+    )
     for player in players:
         await player.close()
 
 
 async def test_a_bot_game_goes_on_by_itself_after_a_failed_write(served, http):
     app, _address = served
-    hub = app.state.hub
+    hub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     await break_actions(app)
     try:
@@ -124,14 +127,16 @@ async def test_a_bot_game_goes_on_by_itself_after_a_failed_write(served, http):
     finally:
         await mend_actions(app)
     # ...and comes back by itself, its bots playing the game to its end, no request needed.
-    await until(lambda: table_id in hub.rooms and hub.rooms[table_id].status == "over", timeout=120)
+    await until(
+        lambda: table_id in hub.rooms and hub.rooms[table_id].stored.status == "over", timeout=120
+    )
     info = (await http.get(f"/api/tables/{table_id}")).json()
     assert info["status"] == "over" and info["winner"] in (0, 1)
 
 
 async def test_bad_token_hellos_do_not_reload_the_table(served, http):
     app, address = served
-    hub = app.state.hub
+    hub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     [player] = await seat_players(http, address, table_id, 1)
     loads = 0

@@ -17,6 +17,7 @@ from sqlalchemy.util import await_only
 
 from bench.harness.hub import Mailbox
 from bench.harness.tables import add_bots, take_seats
+from server.api.services import services_of
 from server.realtime.hub import Room, TableHub
 from server.realtime.pubsub import LocalNotices
 from server.realtime.views import room_table
@@ -64,14 +65,16 @@ async def action_count(hub: TableHub, table_id: str) -> int:
     room = await hub.room(table_id)
     async with hub.store.sessions() as session:
         count = await session.scalar(
-            select(func.count()).select_from(ActionRow).where(ActionRow.game_id == room.game_id)
+            select(func.count())
+            .select_from(ActionRow)
+            .where(ActionRow.game_id == room.stored.game_id)
         )
     return count or 0
 
 
 async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, {"preset": "standard"})
     assert table_id in hub.rooms
     assert rooms_loaded() == len(hub.rooms) >= 1
@@ -86,7 +89,7 @@ async def test_an_idle_room_leaves_memory_and_the_gauge_follows(served, http):
 
 async def test_a_watched_room_stays_in_memory(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, {"preset": "standard"})
     spectator = TableClient(address, table_id)
     await spectator.connect()
@@ -100,21 +103,21 @@ async def test_a_watched_room_stays_in_memory(served, http):
 
 async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_state(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
     players = [TableClient(address, table_id, token) for token in tokens]
     for player in players:
         await player.connect()
     room = hub.rooms[table_id]
-    await play_turns(players, room.rules, done=lambda m: m["state"]["trick"] != [])
+    await play_turns(players, room.stored.rules, done=lambda m: m["state"]["trick"] != [])
     for player in players:
         await player.close()
     # Every player shown away; the room may be evicted meanwhile, it keeps its last state.
-    await until(lambda: not any(seat.connected for seat in room.seats))
-    version = room.version
-    hands = [room.game.view(seat)["hand"] for seat in range(4)]
-    watched = room.game.view(None)
+    await until(lambda: not any(seat.connected for seat in room.stored.seats))
+    version = room.stored.version
+    hands = [room.stored.game.view(seat)["hand"] for seat in range(4)]
+    watched = room.stored.game.view(None)
 
     await until(lambda: table_id not in hub.rooms)
 
@@ -135,12 +138,12 @@ async def test_players_and_spectators_reconnecting_after_eviction_see_the_same_s
 
 async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_once(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     await take_seats(http, table_id)
     room = await hub.room(table_id)
-    seat = room.game.turn[0]
-    version = room.version
+    seat = room.stored.game.turn[0]
+    version = room.stored.version
     player = Mailbox()  # the seat's listener, its seat set as a hello would
     player.seat = seat
 
@@ -155,14 +158,14 @@ async def test_a_move_waiting_for_the_lock_while_its_room_is_evicted_is_applied_
     assert room.evicted and table_id not in hub.rooms
     await move
 
-    assert room.evicted and room.version == version and room.game.bids[seat] is None
+    assert room.evicted and room.stored.version == version and room.stored.game.bids[seat] is None
     fresh = hub.rooms[table_id]
-    assert fresh.version == version + 1 and fresh.game.bids[seat] == 3
-    assert [m for m in player.messages if m["type"] == "error"] == []
+    assert fresh.stored.version == version + 1 and fresh.stored.game.bids[seat] == 3
+    assert [m for m in player.plain() if m["type"] == "error"] == []
     assert await action_count(hub, table_id) == 1
     # The same move again is refused by the fresh room, not applied twice.
     await hub.act(room, player, {"type": "bid", "bid": 3})
-    assert player.messages[-1]["code"] == "not_your_turn"
+    assert player.plain()[-1]["code"] == "not_your_turn"
     assert await action_count(hub, table_id) == 1
 
 
@@ -170,7 +173,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
     served, http
 ):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
     await until(lambda: table_id not in hub.rooms)
@@ -179,7 +182,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
         await until(lambda: table_id in hub.rooms)  # the endpoint fetched the room
         stale = hub.rooms[table_id]
         await until(lambda: stale.evicted)  # and lost it before the hello
-        seat = stale.game.turn[0]
+        seat = stale.stored.game.turn[0]
         client = TableClient(address, table_id, tokens[seat])
         client.socket = socket
         client.reader = asyncio.create_task(client._read())
@@ -189,7 +192,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
         await client.send({"type": "act", "action": {"type": "bid", "bid": 2}, "id": "b"})
         bid = await client.until(lambda m: m["type"] in ("state", "error"))
         assert bid["type"] == "state" and bid["state"]["bids"][seat] == 2
-        assert hub.rooms[table_id].listeners and stale.version < bid["version"]
+        assert hub.rooms[table_id].sockets.listeners and stale.stored.version < bid["version"]
         assert await action_count(hub, table_id) == 1
         await client.close()
     finally:
@@ -200,24 +203,24 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
 @pytest.mark.parametrize("bot_delay", [0.005])
 async def test_a_bot_only_table_is_never_evicted_mid_game_and_finishes(served, http):
     app, _address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     await add_bots(http, table_id)
     room: Room = hub.rooms[table_id]
     deadline = time.monotonic() + 60
-    while room.status != "over":
-        assert not room.evicted, f"evicted mid-game at version {room.version}"
+    while room.stored.status != "over":
+        assert not room.evicted, f"evicted mid-game at version {room.stored.version}"
         assert time.monotonic() < deadline
         await asyncio.sleep(0.005)
     await until(lambda: room.evicted)
     info = (await http.get(f"/api/tables/{table_id}")).json()
     assert info["status"] == "over" and info["winner"] in (0, 1)
-    assert info["hands_played"] == len(room.game.hand_results) >= 1
+    assert info["hands_played"] == len(room.stored.game.hand_results) >= 1
 
 
 async def test_the_lobby_lists_tables_from_the_database_without_loading_them(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     waiting = await create_table(http, {"preset": "cutthroat"})
     playing = await create_table(http, {"preset": "standard"})  # no end after one hand
     tokens = await take_seats(http, playing)
@@ -225,7 +228,7 @@ async def test_the_lobby_lists_tables_from_the_database_without_loading_them(ser
     for player in players:
         await player.connect()
     await play_turns(
-        players, hub.rooms[playing].rules, done=lambda m: m["table"]["hands_played"] >= 1
+        players, hub.rooms[playing].stored.rules, done=lambda m: m["table"]["hands_played"] >= 1
     )
     in_memory = {table_id: room_table(await hub.room(table_id)) for table_id in (waiting, playing)}
 
@@ -246,11 +249,11 @@ async def test_the_lobby_shows_zero_scores_before_the_first_hand_ends(served, ht
     app, _address = served
     table_id = await create_table(http, {"preset": "cutthroat"})
     await take_seats(http, table_id, 3)
-    fresh = TableHub(app.state.hub.store, app.state.hub.settings, LocalNotices())
+    fresh = TableHub(services_of(app).hub.store, services_of(app).hub.settings, LocalNotices())
     (listed,) = [table for table in await fresh.lobby() if table["id"] == table_id]
     assert listed["status"] == "playing" and listed["hands_played"] == 0
     assert listed["scores"] == [{"score": 0, "bags": 0}] * 3
-    assert listed == room_table(await app.state.hub.room(table_id))
+    assert listed == room_table(await services_of(app).hub.room(table_id))
 
 
 async def test_a_room_is_loaded_from_one_snapshot_while_another_process_writes(postgres_url):
@@ -289,7 +292,7 @@ def sockets_counted() -> float:
 
 async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     counted = sockets_counted()
     table_id = await create_table(http, FAST_RULES)
     tokens = await take_seats(http, table_id)
@@ -298,17 +301,17 @@ async def test_a_room_dropped_after_a_failed_write_counts_its_sockets_gone(serve
         await player.connect()
     assert sockets_counted() == counted + 4
     on_turn = players[players[0].view["turn"][0]]
-    async with app.state.db_engine.begin() as connection:
+    async with services_of(app).db_engine.begin() as connection:
         await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
     try:
         await on_turn.send({"type": "act", "action": {"type": "bid", "bid": 3}, "id": "lost"})
         refusal = await on_turn.until(lambda m: m["type"] == "error")
         assert refusal["code"] == "unavailable"
     finally:
-        async with app.state.db_engine.begin() as connection:
+        async with services_of(app).db_engine.begin() as connection:
             await connection.execute(text("ALTER TABLE actions_away RENAME TO actions"))
     for player in players:  # sent away to reconnect: the server closes every socket
         await asyncio.wait_for(player.reader, 10)
         assert player.close_code == 1011
     await until(lambda: sockets_counted() == counted)
-    assert table_id not in hub.rooms or not hub.rooms[table_id].listeners
+    assert table_id not in hub.rooms or not hub.rooms[table_id].sockets.listeners

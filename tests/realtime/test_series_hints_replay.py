@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from server.api.services import services_of
 from server.app import create_app
 from server.engine import Rules
 from server.realtime.bots import bot_decision, saturated
@@ -32,7 +33,7 @@ async def table_info(http: httpx.AsyncClient, table_id: str) -> dict[str, Any]:
 
 async def test_the_series_counts_each_game_won_across_a_rematch_and_a_restart(served, http):
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     table_id = await create_table(http, FAST_RULES)
     players = await seat_players(http, address, table_id, 4)
     rules = Rules.model_validate(FAST_RULES)
@@ -117,7 +118,7 @@ async def test_a_hint_is_a_legal_move_for_the_asking_player_alone_and_plays_noth
         again = [await hint(on_turn, f"h{n}") for n in range(2, 6)]
         assert all(a["action"] == answer["action"] and a["version"] == version for a in again)
         assert [a["id"] for a in again] == ["h2", "h3", "h4", "h5"]
-        assert set(app.state.hub.rooms[table_id].hints) == {on_turn.state["seat"]}
+        assert set(services_of(app).hub.rooms[table_id].tasks.hints) == {on_turn.state["seat"]}
 
         assert (await hint(waiting))["code"] == "not_your_turn"
         assert (await hint(watcher))["code"] == "not_seated"
@@ -160,18 +161,20 @@ async def test_a_hint_asked_while_every_decision_process_is_busy_does_not_wait_f
     """Bots and timers never wait behind hints: while the pool is busy (here an expert's
     decision for another table holds it), a hint is the basic bot's choice, made at once."""
     app, address = served
-    hub: TableHub = app.state.hub
+    hub: TableHub = services_of(app).hub
     made = await http.post("/api/tables", json={"rules": FAST_RULES, "listed": True, "hints": True})
     table_id = made.json()["id"]
     players = await seat_players(http, address, table_id, 4)
     try:
         on_turn = next(p for p in players if p.state["seat"] in p.view["turn"])
         room = hub.rooms[table_id]
-        assert room.game is not None
+        assert room.stored.game is not None
         processes = hub.settings.bot_processes
-        view = room.game.view(on_turn.state["seat"])
+        view = room.stored.game.view(on_turn.state["seat"])
         busy = [
-            asyncio.ensure_future(bot_decision(processes, room.rules, view, "expert", Random(n)))
+            asyncio.ensure_future(
+                bot_decision(processes, room.stored.rules, view, "expert", Random(n))
+            )
             for n in range(max(processes, 1))
         ]
         await asyncio.sleep(0)
@@ -289,7 +292,7 @@ async def test_the_review_shows_the_experts_choice_beside_each_of_the_players_ow
         # Thought out once: asking again (the same socket or not) gets the same answer.
         again = await review(asker, 1, "r2")
         assert again["choices"] == choices and again["id"] == "r2"
-        assert list(app.state.hub.rooms[table_id].reviews) == [(1, 1, seat)]
+        assert list(services_of(app).hub.rooms[table_id].tasks.reviews) == [(1, 1, seat)]
         # Only the asker heard it.
         assert not any(m["type"] == "review" for p in players[1:] for m in p.drain())
 

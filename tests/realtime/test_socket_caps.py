@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from server.api.services import services_of
 from server.engine import Rules
 from server.settings import Settings
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
@@ -49,7 +50,7 @@ async def test_a_hundred_sockets_from_one_address_play_as_usual(settings):
             tables = [await create_table(http, {"preset": "standard"}) for _ in range(25)]
             players = [await seat_players(http, address, table, 4) for table in tables]
         assert sum(len(table) for table in players) == 100
-        assert sum(app.state.socket_guard.open.values()) == 100
+        assert sum(services_of(app).socket_guard.open.values()) == 100
         started = [table[0].version for table in players]
         # Four bids and eight cards at each table, every act accepted.
         await asyncio.gather(

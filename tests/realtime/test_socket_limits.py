@@ -40,6 +40,7 @@ from websockets.http11 import Response
 from websockets.uri import parse_uri
 
 from bench.harness.server import LiveServer
+from server.api.services import services_of
 from server.api.sockets import MAX_MESSAGE_BYTES, MAX_QUEUED
 from server.app import create_app
 from server.engine.rules import MAX_SCORE
@@ -183,8 +184,8 @@ def dropped(reason: str) -> float:
 
 
 async def listeners(app: Any, table_id: str) -> set[Any]:
-    room = app.state.hub.rooms.get(table_id)
-    return set(room.listeners) if room is not None else set()
+    room = services_of(app).hub.rooms.get(table_id)
+    return set(room.sockets.listeners) if room is not None else set()
 
 
 async def watcher_of_a_new_table(
@@ -195,7 +196,7 @@ async def watcher_of_a_new_table(
         table_id = await create_table(http, {"preset": "standard"})
     socket = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer)
     socket.send_json({"type": "hello", "token": None, "version": None})
-    await eventually(lambda: app.state.hub.rooms[table_id].listeners)
+    await eventually(lambda: services_of(app).hub.rooms[table_id].sockets.listeners)
     [listener] = await listeners(app, table_id)
     return socket, listener
 
@@ -225,7 +226,7 @@ async def test_a_message_that_cannot_be_encoded_closes_the_socket_with_1011_and_
     assert watcher.socket.close_code == 1011
     assert watcher.socket.close_reason == "server error"
     # The reader side ended as for any close: the hub no longer holds the socket.
-    await eventually(lambda: not app.state.hub.rooms[table_id].listeners)
+    await eventually(lambda: not services_of(app).hub.rooms[table_id].sockets.listeners)
     [record] = [r for r in caplog.records if r.name == "server.api.sockets"]
     assert record.levelno >= logging.WARNING
     assert record.msg["table"] == table_id
@@ -304,14 +305,14 @@ async def test_an_overflowing_queue_is_dropped_and_closed_with_1008_at_once(serv
     assert received == list(range(len(received))), "in order, none skipped"
     assert len(received) < sent - MAX_QUEUED, "the queued ones were dropped, not sent"
     assert dropped("too_slow") == before + 1
-    await eventually(lambda: not app.state.hub.rooms[table_id].listeners)
+    await eventually(lambda: not services_of(app).hub.rooms[table_id].sockets.listeners)
 
 
 async def test_a_send_that_must_wait_is_finished_and_the_rest_follow_in_order(settings):
     async with served_with(settings) as (app, address):
         slow, listener = await watcher_of_a_new_table(app, address, receive_buffer=4096)
-        # Nothing read yet: a few 64 KiB messages go at once, then one has to wait for the
-        # peer (the writer finishes it) and the ones after it are queued behind it.
+        # Nothing read yet: the writer sends a few 64 KiB messages, then one has to wait
+        # for the peer and the ones after it stay queued behind it.
         pad = secrets.token_urlsafe(49152)
         count = 60
         for n in range(count):
@@ -325,10 +326,10 @@ async def test_a_send_that_must_wait_is_finished_and_the_rest_follow_in_order(se
                     if "n" in message:
                         received.append(message["n"])
         assert received == list(range(count))
-        # Once the queue is empty the writer is gone, and the next message goes at once.
+        # Once the queue is empty the writer is gone; the next message starts another.
         await eventually(lambda: listener.writer is None and listener.queue is None)
         listener.send({"type": "pong", "n": count})
-        assert listener.writer is None
+        assert listener.writer is not None
         while True:
             texts = [e for e in await slow.receive() if isinstance(e, Frame) and e.data]
             if any(json.loads(e.data).get("n") == count for e in texts):
@@ -343,7 +344,7 @@ async def test_a_client_that_reads_nothing_is_dropped_instead_of_held(settings, 
         before = dropped("too_slow")
         slow = await RawSocket(address, f"/ws/tables/{table_id}").open(receive_buffer=4096)
         slow.send_json({"type": "hello", "token": None, "version": None})
-        await eventually(lambda: app.state.hub.rooms[table_id].listeners)
+        await eventually(lambda: services_of(app).hub.rooms[table_id].sockets.listeners)
         # Every hello is answered with a state: flood them and read nothing, until the
         # server's buffers are full and MAX_QUEUED more wait; then the socket must go.
         sent = 0
@@ -357,7 +358,9 @@ async def test_a_client_that_reads_nothing_is_dropped_instead_of_held(settings, 
         flooded = time.monotonic()
         # Dropped at once, not after the (never) flushed queue: the hub forgets the socket
         # and the connection ends, although the client still reads nothing.
-        await eventually(lambda: not app.state.hub.rooms[table_id].listeners, timeout=5)
+        await eventually(
+            lambda: not services_of(app).hub.rooms[table_id].sockets.listeners, timeout=5
+        )
         assert time.monotonic() - flooded < 5
         code, _reason = await slow.closed()
         assert code in (1008, None)  # the close frame, or the cut if it could not be taken
@@ -380,7 +383,7 @@ async def test_a_client_that_stops_reading_at_a_persons_pace_is_closed_by_the_pi
     caplog.set_level(logging.INFO)
     pings = {"ws_ping_interval": 0.5, "ws_ping_timeout": 0.5}
     async with served_with(settings, pings, bot_delay=0.2) as (app, address):
-        hub = app.state.hub
+        hub = services_of(app).hub
         async with httpx.AsyncClient(base_url=f"http://{address}") as http:
             table_id = await create_table(http, {"preset": "standard"})
             for seat in range(4):
@@ -388,17 +391,17 @@ async def test_a_client_that_stops_reading_at_a_persons_pace_is_closed_by_the_pi
         before = {why: dropped(why) for why in ("too_slow", "server_error")}
         silent = await RawSocket(address, f"/ws/tables/{table_id}").open()
         silent.send_json({"type": "hello", "token": None, "version": None})
-        await eventually(lambda: hub.rooms[table_id].listeners)
+        await eventually(lambda: hub.rooms[table_id].sockets.listeners)
         [listener] = await listeners(app, table_id)
-        version = hub.rooms[table_id].version
+        version = hub.rooms[table_id].stored.version
         started = time.monotonic()
         # Every move is written at once: the server keeps nothing back for it.
-        while listener in hub.rooms[table_id].listeners:
+        while listener in hub.rooms[table_id].sockets.listeners:
             assert listener.queue is None and listener.writer is None
             assert time.monotonic() - started < WAIT, "never closed"
             await asyncio.sleep(0.05)
         assert 0.5 <= time.monotonic() - started < 0.5 + 0.5 + 2
-        assert hub.rooms[table_id].version > version, "the table played meanwhile"
+        assert hub.rooms[table_id].stored.version > version, "the table played meanwhile"
         # Reading at last: the moves it missed, then uvicorn's close.
         assert (await silent.closed())[0] == 1011
         silent.close()

@@ -14,12 +14,13 @@ import pytest
 import websockets
 from prometheus_client import REGISTRY
 from sqlalchemy import text
-from uvicorn.protocols.utils import ClientDisconnected
+from starlette.websockets import WebSocketDisconnect
 
 from bench.harness.tables import add_bots
+from server.api.services import services_of
 from server.api.sockets import SocketListener
 from server.engine import Rules
-from server.realtime.views import Frame
+from server.realtime.views import Encoded
 from tests.conftest import serve
 from tests.realtime.players import TableClient, create_table, play_turns, seat_players
 
@@ -342,7 +343,7 @@ async def test_a_move_the_database_refuses_is_not_shown_and_not_kept(served, htt
     players = await seat_players(http, address, table_id, 4)
     on_turn = players[players[0].view["turn"][0]]
     before = on_turn.state
-    engine = app.state.db_engine
+    engine = services_of(app).db_engine
     async with engine.begin() as connection:
         await connection.execute(text("ALTER TABLE actions RENAME TO actions_away"))
     try:
@@ -389,60 +390,64 @@ async def test_spectators_of_every_table_size_see_no_hidden_card(served, http, p
 
 
 class RecordingWebSocket:
-    """What a SocketListener needs of a WebSocket when its sends go elsewhere: its own
-    send_text, recorded (the way used when the connection's ASGI send is not async)."""
+    """What a SocketListener needs of a WebSocket: its `send_text` (recorded, or failing
+    as a peer that has gone) and its `close`."""
 
-    def __init__(self) -> None:
+    def __init__(self, gone: bool = False) -> None:
         self.texts: list[str] = []
+        self.gone = gone
 
     async def send_text(self, text: str) -> None:
+        if self.gone:
+            raise WebSocketDisconnect(1006)
         self.texts.append(text)
 
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.texts.append(f"closed {code}")
 
-async def test_a_state_goes_to_the_connections_asgi_send_and_a_peer_gone_only_drops_it():
-    sent: list[dict[str, Any]] = []
 
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
+async def test_messages_go_through_send_text_in_order_and_a_peer_gone_only_drops_it():
     websocket = RecordingWebSocket()
-    listener = SocketListener(websocket, "t-asgi", send)  # type: ignore[arg-type]
-    listener.send(Frame(b'{"type":"state","version":3}'))
-    assert sent == [{"type": "websocket.send", "text": '{"type":"state","version":3}'}]
-    assert websocket.texts == [] and listener.writer is None
-
-    async def gone(message: dict[str, Any]) -> None:
-        raise ClientDisconnected()
+    listener = SocketListener(websocket, "t-send")  # type: ignore[arg-type]
+    encoded = Encoded({"type": "state", "version": 3}, '{"type":"state","version":3}')  # type: ignore[arg-type]
+    listener.send(encoded)
+    listener.send({"type": "pong"})
+    assert listener.writer is not None and websocket.texts == []  # sent by the writer
+    await listener.writer
+    assert websocket.texts == ['{"type":"state","version":3}', '{"type":"pong"}']
+    assert listener.writer is None and listener.queue is None  # an idle socket holds neither
 
     failures = REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0
-    listener = SocketListener(websocket, "t-asgi", gone)  # type: ignore[arg-type]
-    listener.send(Frame(b'{"type":"state","version":4}'))
-    assert listener.dropped and listener.writer is None  # no close attempted, nothing logged
+    gone = RecordingWebSocket(gone=True)
+    listener = SocketListener(gone, "t-send")  # type: ignore[arg-type]
+    listener.send(encoded)
+    assert listener.writer is not None
+    await listener.writer
+    assert listener.dropped and gone.texts == []  # no close attempted, nothing logged
     assert (REGISTRY.get_sample_value("spades_errors_total", {"where": "socket"}) or 0) == failures
 
-    def not_async(message: dict[str, Any]) -> asyncio.Future[None]:
-        raise AssertionError("an ASGI send that is not an async function is not used")
 
-    listener = SocketListener(websocket, "t-asgi", not_async)  # type: ignore[arg-type]
-    listener.send(Frame(b'{"type":"state","version":5}'))
-    assert websocket.texts == ['{"type":"state","version":5}']
-
-
-async def test_states_go_to_the_servers_own_send_and_a_closed_socket_is_let_go(served, http):
-    """A table socket's states are written to the ASGI `send` uvicorn gave the connection
-    (`KeepServerSend`), not through Starlette's wrapper of it; its frames are read from
-    the connection's `receive` itself, and a client that closes is let go all the same."""
+async def test_a_closed_socket_is_let_go(served, http):
     app, address = served
     table_id = await create_table(http, FAST_RULES)
     spectator = TableClient(address, table_id)
     await spectator.connect()
-    room = await app.state.hub.room(table_id)
-    (listener,) = room.listeners
+    room = await services_of(app).hub.room(table_id)
+    (listener,) = room.sockets.listeners
     assert isinstance(listener, SocketListener)
-    assert type(listener.send_asgi.__self__).__module__.startswith("uvicorn.protocols")
     await spectator.close()
     for _ in range(100):
-        if not room.listeners:
+        if not room.sockets.listeners:
             break
         await asyncio.sleep(0.02)
-    assert not room.listeners
+    assert not room.sockets.listeners
+
+
+def test_the_table_socket_is_a_fastapi_route_like_the_others():
+    from fastapi.routing import APIWebSocketRoute
+
+    from server.api import sockets
+
+    [route] = sockets.router.routes
+    assert isinstance(route, APIWebSocketRoute)
+    assert route.path == sockets.TABLE_SOCKET_PATH == "/ws/tables/{table_id}"
