@@ -20,9 +20,10 @@ from server.realtime.presence import Presence
 
 log = structlog.get_logger(__name__)
 
-# While notices cannot arrive: how often the tables in play are read, and for how long
-# after its last change a table counts as in play.
-ACTIVE_POLL_SECONDS = 0.05
+# While notices cannot arrive: how often the tables in play are read (a move that crosses
+# processes waits half of it on average: players must not feel Redis going), and for how
+# long after its last change a table counts as in play.
+ACTIVE_POLL_SECONDS = 0.01
 ACTIVE_SECONDS = 10.0
 
 
