@@ -200,10 +200,13 @@ async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(privat
         await client.aclose()
 
 
-# A split table's pace during a Redis outage, as a share of its pace before: the moves
-# that cross processes must not wait on Redis (a busy machine's noise stays under this).
+# A split table's pace during a Redis outage, as a share of its pace before: no move
+# waits on Redis, and one that crosses processes waits for the other process's next read
+# of the database (every 10 ms). At rest the pace holds at about 0.8 of it (moves of
+# 10 ms, half of them crossing); inline publishing kept about 0.3. Lower than 0.8: a
+# machine shared with other work sways the figure.
 OUTAGE_SECONDS = 10.0
-OUTAGE_PACE = 0.75
+OUTAGE_PACE = 0.6
 
 
 async def moves_a_second(players: list[TableClient], rules: Rules, seconds: float) -> float:
