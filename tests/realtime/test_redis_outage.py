@@ -202,9 +202,9 @@ async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(privat
 
 # A split table's pace during a Redis outage, as a share of its pace before: no move
 # waits on Redis, and one that crosses processes waits for the other process's next read
-# of the database (every 10 ms). At rest the pace holds at about 0.8 of it (moves of
-# 10 ms, half of them crossing); inline publishing kept about 0.3. Lower than 0.8: a
-# machine shared with other work sways the figure.
+# of the database (every 10 ms, so 5 ms on average: with moves of about 10 ms, half of
+# them crossing, about 0.8 by that arithmetic). The field figure with inline
+# publishing was 0.28. Lower than 0.8: a machine shared with other work sways it.
 OUTAGE_SECONDS = 10.0
 OUTAGE_PACE = 0.6
 
