@@ -113,7 +113,11 @@ class Sync:
         if not watched:
             return
         for table_id, version in (await self.changes.store.versions(watched)).items():
-            await self.on_remote_change(table_id, version)
+            room = self.changes.rooms.served.get(table_id)
+            # Only a table that moved on: an unchanged one would take its lock for nothing,
+            # every poll, beside the moves.
+            if room is not None and version > room.version:
+                await self.on_remote_change(table_id, version)
 
     async def resync(self) -> None:
         """Notices from other processes may have been missed: reload every table this
