@@ -180,7 +180,8 @@ export function handSummary(page, result) {
       const bids = side.seats.map((seat) => bidWords(result.bids[seat])).join(" + ");
       return el("li", { key: index, dataset: { side: index } },
         el("strong", {}, sideName(page, index)),
-        el("span", { class: "contract" }, `bid ${bids} (contract ${side.contract}), took ${side.taken}: `),
+        el("span", { class: "contract" }, `bid ${bids} (contract ${side.contract}), took ${side.taken}`),
+        el("span", { class: "to-points" }, ": "),
         el("b", { class: "points" }, signed(side.points)),
         sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
         el("span", { class: "muted" }, `score ${side.score}, ${side.bags} bag${side.bags === 1 ? "" : "s"}`));

@@ -46,7 +46,7 @@ const BOT_LEVEL_KEY = "spades.botLevel";
 const BOT_LEVELS = ["expert", "advanced", "basic"];
 // Where the side panels fold away (app.css says the same).
 const SMALL_SCREEN = "(max-width: 900px), (max-height: 500px)";
-// A middle of the felt narrower than this shows the hand's summary in its short form.
+// A middle of the felt narrower than this shows the hand's summary in smaller type.
 const NARROW_MIDDLE_PX = 260;
 
 const $ = (id) => document.getElementById(id);
@@ -440,7 +440,7 @@ function summaryToShow() {
 /**
  * The hand's summary keeps to the middle of the felt that no seat plate covers (and
  * scrolls inside it if it must), so the next hand's seats and bids stay in sight; a
- * narrow middle (a phone) gets the summary's short form.
+ * narrow middle (a phone) gets it in smaller type.
  */
 function fitCentre() {
   const holder = $("centre-panel");

@@ -25,6 +25,7 @@ import websockets
 # A state message's first bytes, as both servers write them: its version.
 STATE_HEAD = re.compile(r'\{"type":"state","version":(\d+),')
 ACT_TIMEOUT = 10.0  # seconds an action may wait for every socket's new state
+SETTLE_STALL = 30.0  # seconds a table being opened may wait while no socket gets a state
 
 
 async def post(http: httpx.AsyncClient, path: str, **options: Any) -> httpx.Response:
@@ -132,6 +133,7 @@ class Socket:
     raw: str | None = None  # the latest state as received (players only)
     decoded: dict[str, Any] | None = None  # `raw` decoded, once something looked at it
     reader: asyncio.Task[None] | None = None  # held, so that the task is not collected
+    where: str = ""  # the URL it connected to
 
     @property
     def message(self) -> dict[str, Any] | None:
@@ -209,14 +211,34 @@ class Table:
                 return socket, pick(view, self.rng)
         return None
 
-    async def settled(self, timeout: float = 30) -> None:
-        """Until every socket holds the same version for a moment (presence changes done)."""
-        async with asyncio.timeout(timeout):
-            steady = 0
-            while steady < 5:
-                versions = self.versions()
-                steady = steady + 1 if min(versions) == max(versions) >= 0 else 0
-                await asyncio.sleep(0.02)
+    async def settled(self, received: Received, stall: float = SETTLE_STALL) -> None:
+        """Until every socket holds the same version for a moment (presence changes done).
+
+        A server opening many tables at once greets each socket late, the later the more
+        it has to do: with each socket at a process drawn at random, every arrival is
+        also reloaded by the table's other process. So a slow greeting is waited for as
+        long as the server is busy: this gives up only once no socket of any table
+        (`received`, what they all received) got a state for `stall` seconds, saying
+        where this table's sockets stand (a notice lost, a socket never answered)."""
+        steady = 0
+        seen, moved = (received.states, self.versions()), time.perf_counter()
+        while steady < 5:
+            versions = self.versions()
+            if (received.states, versions) != seen:
+                seen, moved = (received.states, versions), time.perf_counter()
+            elif time.perf_counter() - moved > stall:
+                standing = self.standing()
+                raise TimeoutError(f"table {self.id}: {stall:g} s without a state; {standing}")
+            steady = steady + 1 if min(versions) == max(versions) >= 0 else 0
+            await asyncio.sleep(0.02)
+
+    def standing(self) -> str:
+        """Each socket: where it connected, whose it is, the version it holds."""
+        return ", ".join(
+            f"{socket.where} {'spectator' if socket.seat is None else f'seat {socket.seat}'}"
+            f" at {'nothing' if socket.version is None else socket.version}"
+            for socket in self.sockets
+        )
 
     async def rematch(self, http: httpx.AsyncClient) -> None:
         """A new game at this table (asked by seat 0), once every socket has its state."""
@@ -284,6 +306,7 @@ async def open_table(
     for index, socket in enumerate(table.sockets):
         where = ws_url if isinstance(ws_url, str) else ws_url(index)
         socket.ws = await connect(where, table_id, socket.token)
+        socket.where = where
         socket.reader = asyncio.create_task(read(socket, received))
-    await table.settled()
+    await table.settled(received)
     return table

@@ -20,10 +20,13 @@ broken no greeting can be heard, so every mark is dropped and every change publi
 Redis pub/sub. The database stays the only source of truth: a lost notice only delays
 an update until the next one. When the subscription breaks (Redis restarted, a network
 blip) the listener subscribes again with back-off, and once it is back asks the hub to
-reload every table it serves (`on_resync`), since notices sent meanwhile are gone. A
-notice that could not be published is sent again in the background (the newest version
-per table) until Redis takes it. A server starts even while Redis is down (`/readyz`
-says so); it catches up the same way.
+reload every table it serves (`on_resync`), since notices sent meanwhile are gone.
+
+A move never waits on Redis: `publish` only hands the notice to a sender task, which
+sends what it holds (the newest version per table, so at most one notice a table waits)
+in one pipeline, and while Redis does not take them tries again with back-off; the other
+processes meanwhile read the versions from the database (server/realtime/sync.py). A
+server starts even while Redis is down (`/readyz` says so); it catches up the same way.
 
 Every process serving a table would drive its bots; `claim_bots` lets one process at a
 time do it: a redis-py lock on the key `spades:bots:<table>` holding the process's id,
@@ -111,8 +114,12 @@ OnResync = Callable[[], Awaitable[None]]
 OnWatched = Callable[[list[str]], Awaitable[None]]
 # Back-off between attempts to subscribe again, in seconds.
 RESUBSCRIBE_FIRST, RESUBSCRIBE_MAX = 0.2, 5.0
-# How long closing waits for the listener to wind up.
+# How long closing waits for the listener to wind up, and for the notices still unsent.
 CLOSE_SECONDS = 5.0
+FLUSH_SECONDS = 1.0
+# A command to a Redis that stopped answering fails after this long (presence, bot claims,
+# greetings; never a move, whose notice the sender sends).
+COMMAND_SECONDS = 2.0
 Seat = tuple[str, int]
 
 
@@ -208,9 +215,12 @@ class RedisNotices:
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._pubsub: Any = None
-        # Notices whose publish failed: table id -> newest version, sent again later.
+        # Notices handed over and not sent yet: table id -> newest version. The sender
+        # sends them; `_sent` is set whenever it has nothing left to send.
         self._unsent: dict[str, int] = {}
-        self._resend_task: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._sent = asyncio.Event()
+        self._sent.set()
         # The bot claims this process holds or tried to take, by table id.
         self._bot_claims: dict[str, Lock] = {}
         self.listening = False
@@ -237,44 +247,82 @@ class RedisNotices:
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        # A Redis that cannot be reached must fail fast, not hold a move for minutes.
+        # A Redis that cannot be reached, or stops answering, must fail fast: commands
+        # are tried once more at once (a pooled connection Redis closed), never after a
+        # back-off of redis-py's own.
         return cls(
-            Redis.from_url(url, socket_connect_timeout=2),
+            Redis.from_url(
+                url,
+                socket_connect_timeout=COMMAND_SECONDS,
+                socket_timeout=COMMAND_SECONDS,
+                retry=Retry(NoBackoff(), 1),
+            ),
             Redis.from_url(url, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0)),
         )
 
     async def publish(self, table_id: str, version: int) -> None:
+        """Hand the notice of a committed change to the sender; nothing here waits on
+        Redis (the table's other processes hear of it once Redis takes it, and read it
+        from the database while it does not)."""
         if table_id in self._watched:
             self._newest[table_id] = version
         if table_id in self._alone and self.listening:
             TABLE_NOTICES.labels("unheard").inc()
             return
-        try:
-            await self._send(table_id, version)
-        except Exception:
-            # The change is committed; the notice is sent again in the background, so
-            # that other processes hear of it once Redis answers (even those that have
-            # already caught up after their own reconnect).
-            log.warning("redis publish failed", table=table_id, version=version)
-            self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
-            if self._resend_task is None or self._resend_task.done():
-                self._resend_task = asyncio.create_task(self._resend())
+        self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
+        self._sent.clear()
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send_unsent())
 
-    async def _send(self, table_id: str, version: int) -> None:
-        notice = json.dumps({"id": table_id, "version": version, "origin": self.origin})
+    async def flush(self, timeout: float) -> bool:
+        """Wait, at most `timeout` seconds, until every notice handed over has been sent;
+        whether it was."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self._sent.wait()
+        return self._sent.is_set()
+
+    async def _send_unsent(self) -> None:
+        """Send the notices handed over, all those waiting in one pipeline, until none is
+        left; while Redis does not take them, try again with back-off (a newer version
+        handed over meanwhile replaces a table's older one)."""
+        delay = RESUBSCRIBE_FIRST
+        while self._unsent:
+            batch, self._unsent = self._unsent, {}
+            try:
+                await self._send(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("redis publish failed", tables=len(batch), error=repr(error))
+                for table_id, version in batch.items():
+                    self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESUBSCRIBE_MAX)
+                continue
+            delay = RESUBSCRIBE_FIRST
+        self._sent.set()
+
+    async def _send(self, batch: dict[str, int]) -> None:
+        """PUBLISH each table's notice. A table whose notice only this process heard (its
+        own subscription counts once it is in place) is marked alone: nobody else needs
+        its notices until a greeting says otherwise."""
         epoch = self._epoch
-        heard = await self.redis.publish(TABLE_CHANNEL.format(table_id), notice)
-        TABLE_NOTICES.labels("sent").inc()
-        # Only this process heard it (its own subscription counts once it is in place):
-        # nobody else needs the table's notices until a greeting says otherwise.
-        if (
-            int(heard) <= 1
-            and epoch == self._epoch
-            and self.listening
-            and table_id in self._subscribed
-            and table_id in self._watched
-        ):
-            self._alone.add(table_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id, version in batch.items():
+                notice = {"id": table_id, "version": version, "origin": self.origin}
+                pipe.publish(TABLE_CHANNEL.format(table_id), json.dumps(notice))
+            answers = await pipe.execute()
+        TABLE_NOTICES.labels("sent").inc(len(batch))
+        for table_id, heard in zip(batch, answers, strict=True):
+            if (
+                int(heard) <= 1
+                and epoch == self._epoch
+                and self.listening
+                and table_id in self._subscribed
+                and table_id in self._watched
+            ):
+                self._alone.add(table_id)
 
     async def _greet(self, tables: list[str]) -> None:
         """Tell the processes holding `tables` that this one listens there now, with the
@@ -336,20 +384,6 @@ class RedisNotices:
             self._subscribed = (self._subscribed | set(new)) - set(gone)
             if new:
                 await on_watched(new)
-
-    async def _resend(self) -> None:
-        """Send the notices that failed, newest version per table, with back-off."""
-        delay = RESUBSCRIBE_FIRST
-        while self._unsent:
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RESUBSCRIBE_MAX)
-            for table_id, version in list(self._unsent.items()):
-                try:
-                    await self._send(table_id, version)
-                except Exception:
-                    break
-                if self._unsent.get(table_id) == version:
-                    del self._unsent[table_id]
 
     async def claim_bots(self, table_id: str, seconds: float) -> bool:
         claim = self._bot_claims.get(table_id)
@@ -482,7 +516,9 @@ class RedisNotices:
     async def close(self) -> None:
         """Stop listening and sending; bounded, so that a Redis gone silent never holds
         up a server's stop."""
-        tasks = [t for t in (self._task, self._resend_task, self._subscriber) if t is not None]
+        if self.listening:  # the last changes' notices, if Redis takes them at once
+            await self.flush(FLUSH_SECONDS)
+        tasks = [t for t in (self._task, self._sender, self._subscriber) if t is not None]
         for task in tasks:
             task.cancel()
         if tasks:

@@ -20,9 +20,10 @@ from server.realtime.presence import Presence
 
 log = structlog.get_logger(__name__)
 
-# While notices cannot arrive: how often the tables in play are read, and for how long
-# after its last change a table counts as in play.
-ACTIVE_POLL_SECONDS = 0.05
+# While notices cannot arrive: how often the tables in play are read (a move that crosses
+# processes waits half of it on average: players must not feel Redis going), and for how
+# long after its last change a table counts as in play.
+ACTIVE_POLL_SECONDS = 0.01
 ACTIVE_SECONDS = 10.0
 
 
@@ -112,7 +113,11 @@ class Sync:
         if not watched:
             return
         for table_id, version in (await self.changes.store.versions(watched)).items():
-            await self.on_remote_change(table_id, version)
+            room = self.changes.rooms.served.get(table_id)
+            # Only a table that moved on: an unchanged one would take its lock for nothing,
+            # every poll, beside the moves.
+            if room is not None and version > room.version:
+                await self.on_remote_change(table_id, version)
 
     async def resync(self) -> None:
         """Notices from other processes may have been missed: reload every table this

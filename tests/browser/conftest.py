@@ -9,13 +9,13 @@ the path is printed at the end of the run.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from bench.harness.server import LiveServer
+from tests.browser import pictures
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -99,19 +99,33 @@ def open_page(browser, server: LiveServer) -> Iterator[Callable[..., object]]:
 
 
 def screenshot(page, name: str, *, full_page: bool = True, doc: bool | None = None) -> Path:
-    """Save test-artifacts/screenshots/<name>.png; with SPADES_DOC_SCREENSHOTS=1 also
-    refresh docs/screenshots/<name>.png (the README's pictures): those named without a
-    "-", or any with `doc=True`. `full_page=False` shows the window only, as a player
-    sees it without scrolling."""
+    """Save test-artifacts/screenshots/<name>.png. A doc picture (named without a "-", or
+    `doc=True`: docs/screenshots/, the README's) shows the window only, and fails the test
+    when the committed one differs in size or layout from what the page draws now
+    (tests/browser/pictures.py); with SPADES_DOC_SCREENSHOTS=1 it replaces the committed
+    one instead. `full_page=False` shows the window only, as a player sees it without
+    scrolling."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
-    _saved.append(path)
     if doc is None:
         doc = "-" not in name
-    if os.environ.get("SPADES_DOC_SCREENSHOTS") == "1" and doc:
+    if doc:
+        pictures.settle(page)
+    page.screenshot(path=str(path), full_page=full_page and not doc)
+    _saved.append(path)
+    if not doc:
+        return path
+    layout = pictures.layout_of(page)
+    committed = DOC_SCREENSHOTS / path.name
+    if os.environ.get("SPADES_DOC_SCREENSHOTS") == "1":
         DOC_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOC_SCREENSHOTS / path.name)
+        pictures.save(path, committed, layout)
+        return path
+    differences = pictures.differences(path, committed, layout)
+    assert not differences, (
+        f"docs/screenshots/{path.name} is not what the page draws now; "
+        f"regenerate the pictures with {pictures.REGENERATE}: " + "; ".join(differences)
+    )
     return path
 
 

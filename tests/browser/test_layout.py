@@ -1,7 +1,8 @@
 """The whole table on one screen at every common size: the hand, the current trick, the
 seat to act and the bid buttons all inside the window while bidding and while playing,
-nothing wider than the window and nothing to scroll. A picture of each size goes to
-docs/screenshots/ (`SPADES_DOC_SCREENSHOTS=1`)."""
+nothing wider than the window and nothing to scroll. A picture of each size is in
+docs/screenshots/, compared with the page on every run (scripts/screenshots regenerates
+them)."""
 
 from __future__ import annotations
 

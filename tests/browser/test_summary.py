@@ -1,9 +1,12 @@
 """The end-of-hand summary says penalties and nil results in plain words, built in
 Chromium by the shipped module from a hand result shaped like the engine's `last_hand`;
 shown during the next hand's bidding, it covers no seat plate and no bid button, on a
-phone held either way and on a laptop."""
+phone held either way and on a laptop, each side's bid, contract and tricks taken in
+sight on every size."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -85,6 +88,23 @@ COVERED = """() => {
       .map((node) => `seat ${plate.dataset.seat} ${node.className}`)),
     bidding: Boolean(document.querySelector('#action-panel .bidding')),
     width: panel.width, height: panel.height,
+    // What explains each side's points: its words if drawn, and whether they are in view
+    // inside the panel (as it is, and once the panel is scrolled to them).
+    explained: [...summary.querySelectorAll('.summary-sides li')].map((li) => {
+      const words = li.querySelector('.contract');
+      const box = () => words.getBoundingClientRect();
+      const inView = () => box().top >= panel.top - 1 && box().bottom <= panel.bottom + 1
+        && box().left >= panel.left - 1 && box().right <= panel.right + 1;
+      const drawn = words && box().width > 0 && getComputedStyle(words).visibility !== 'hidden';
+      if (!drawn) return null;
+      const now = inView();
+      const holder = document.getElementById('centre-panel');
+      const scrolled = holder.scrollTop;
+      words.scrollIntoView({ block: 'nearest' });
+      const reached = inView();
+      holder.scrollTop = scrolled;
+      return { text: words.textContent, now, reached };
+    }),
   };
 }"""
 
@@ -110,3 +130,13 @@ def test_the_summary_leaves_the_next_biddings_seats_and_bids_in_sight(open_page)
         assert covered["overlapped"] == [], (where, covered)
         assert covered["unseen"] == [], (where, covered)
         assert covered["width"] > 100 and covered["height"] > 40, (where, covered)
+        # Every size keeps what explains the points: the bids, the contract, the tricks;
+        # in view on a phone held upright and on a laptop, where the middle of a phone
+        # held sideways is too short for it all, scrolling the summary reaches them.
+        assert len(covered["explained"]) == 2, (where, covered)
+        for words in covered["explained"]:
+            assert words is not None, f"{where}: a side's bid, contract and tricks are hidden"
+            assert re.fullmatch(r"bid .+ \(contract \d+\), took \d+", words["text"]), (where, words)
+            assert words["reached"], (where, words)
+            if size["height"] > 500:
+                assert words["now"], f"{where}: {words['text']!r} is out of view"

@@ -5,7 +5,9 @@ server's (bench/relay.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 
 import orjson
 import pytest
@@ -113,3 +115,42 @@ def test_the_median_interval_of_rounds_is_distribution_free_and_needs_six_of_the
     twenty = [float(value) for value in range(20)]
     assert median_interval(twenty) == (5.0, 14.0)  # P(X <= 5) = 2.1 %, P(X <= 6) = 5.8 %
     assert median_interval(twenty, confidence=0.5) == (7.0, 12.0)  # P(X <= 7) = 13 %
+
+
+def opening(table_id: str) -> tables.Table:
+    """A table being opened: a player's socket greeted (version 3), a spectator's not yet."""
+    table = tables.Table(table_id, ["token"], random.Random(1))
+    table.sockets = [
+        tables.Socket(table, 0, "token", where="ws://a", version=3),
+        tables.Socket(table, None, None, where="ws://b"),
+    ]
+    return table
+
+
+async def test_a_table_being_opened_waits_for_a_late_greeting_while_the_server_greets_others():
+    """A server opening many tables at once (each socket at a process drawn at random)
+    greets a socket later than any fixed budget: the set-up waits as long as sockets of
+    other tables still get states, and gives up only once nothing arrives anywhere,
+    saying where each socket of the table stands."""
+    received = tables.Received()
+    late = opening("late")
+
+    async def busy_server() -> None:
+        for _ in range(10):  # 0.5 s of other tables' greetings, then this spectator's
+            await asyncio.sleep(0.05)
+            received.states += 1
+        late.sockets[1].version = 3
+
+    greeting = asyncio.create_task(busy_server())
+    await late.settled(received, stall=0.2)
+    await greeting
+    assert late.versions() == [3, 3]
+
+    stuck = opening("stuck")
+    started = time.perf_counter()
+    with pytest.raises(TimeoutError) as raised:
+        await stuck.settled(received, stall=0.2)
+    assert 0.2 <= time.perf_counter() - started < 2
+    assert str(raised.value) == (
+        "table stuck: 0.2 s without a state; ws://a seat 0 at 3, ws://b spectator at nothing"
+    )

@@ -62,6 +62,7 @@ async def test_a_table_held_by_one_process_publishes_nothing_until_another_liste
         sent, unheard = notices("sent"), notices("unheard")
         for version in (1, 2, 3):
             await holder.publish(table, version)
+            assert await holder.flush(10)
         assert notices("sent") - sent == 1
         assert notices("unheard") - unheard == 2
 
@@ -82,6 +83,7 @@ async def test_a_table_held_by_one_process_publishes_nothing_until_another_liste
         sent, unheard = notices("sent"), notices("unheard")
         for version in (6, 7):
             await holder.publish(table, version)
+            assert await holder.flush(10)
         assert (notices("sent") - sent, notices("unheard") - unheard) == (1, 1)
         assert new.changes == []
     finally:
