@@ -50,7 +50,7 @@ from server.engine.actions import IllegalAction, LogEntry, bid_refusal
 from server.engine.cards import CODES, SPADES
 from server.engine.dealing import deal
 from server.engine.rules import Rules
-from server.engine.scoring import BLIND_NIL, is_nil, side_contract
+from server.engine.scoring import BLIND_NIL, is_nil, nil_pass_sides, side_contract
 from server.engine.shapes import Bid, Event, Phase
 from server.engine.table import Table
 
@@ -356,22 +356,6 @@ class Auction:
         if passers:
             self.passers = sorted(passers)
             self.phase = "pass"
-
-
-def nil_pass_sides(sides: list[list[int]], bids: list[Bid | None]) -> list[list[int]]:
-    """The sides that pass to a nil after the bidding (docs/rules.md §11.4): two
-    partners, one plain nil (not blind) and one number; the nil bidder first.
-
-    >>> nil_pass_sides([[0, 2], [1, 3]], [3, 0, 0, 4])
-    [[2, 0], [1, 3]]
-    """
-    passing = []
-    for side in sides:
-        side_bids = [bids[seat] for seat in side]
-        if len(side) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
-            nil_seat = side[side_bids.index(0)]
-            passing.append([nil_seat, side[0] + side[1] - nil_seat])
-    return passing
 
 
 def _blind_eligible(table: Table, scores: list[list[int]], seat: int) -> bool:

@@ -128,6 +128,22 @@ def is_nil(bid: Bid | None) -> bool:
     return bid == 0 or bid == BLIND_NIL
 
 
+def nil_pass_sides(sides: list[list[int]], bids: list[Bid | None]) -> list[list[int]]:
+    """The sides that pass to a nil after the bidding (docs/rules.md §11.4): two
+    partners, one plain nil (not blind) and one number; the nil bidder first.
+
+    >>> nil_pass_sides([[0, 2], [1, 3]], [3, 0, 0, 4])
+    [[2, 0], [1, 3]]
+    """
+    passing = []
+    for side in sides:
+        side_bids = [bids[seat] for seat in side]
+        if len(side) == 2 and side_bids.count(0) == 1 and BLIND_NIL not in side_bids:
+            nil_seat = side[side_bids.index(0)]
+            passing.append([nil_seat, side[0] + side[1] - nil_seat])
+    return passing
+
+
 def final_bids(bids: Sequence[Bid | None]) -> list[Bid]:
     """The bids of a hand every seat has bid in; ValueError while one has not.
 

@@ -116,7 +116,7 @@ class Sync:
             room = self.changes.rooms.served.get(table_id)
             # Only a table that moved on: an unchanged one would take its lock for nothing,
             # every poll, beside the moves.
-            if room is not None and version > room.version:
+            if room is not None and version > room.stored.version:
                 await self.on_remote_change(table_id, version)
 
     async def resync(self) -> None:

@@ -48,7 +48,6 @@ import dataclasses
 import math
 import random
 
-from server.engine.auction import nil_pass_sides
 from server.engine.bots import advanced, basic
 from server.engine.bots.budget import Deadline, budget_seconds
 from server.engine.bots.evaluation import hand_strength, nil_danger
@@ -79,7 +78,7 @@ from server.engine.cards import (
     taking,
 )
 from server.engine.rules import Rules
-from server.engine.scoring import game_winner, is_nil, score_sides
+from server.engine.scoring import game_winner, is_nil, nil_pass_sides, score_sides
 from server.engine.shapes import (
     Action,
     Bid,
