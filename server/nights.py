@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from server.clubs.pairing import Fill, Format, Round, evenness, schedule
 from server.clubs.standings import NightGame, night_status, round_over, standings
 from server.engine import Rules
+from server.engine.describe import rule_errors
 from server.engine.rules import MAX_SCORE, RuleFields
 from server.protocol import (
     ClubNight,
@@ -546,11 +547,4 @@ def fill_of(night: NightRecord) -> Fill:
 
 def reason(invalid: ValueError) -> str:
     """A refused rule as one readable line naming each field."""
-    if not isinstance(invalid, ValidationError):
-        return str(invalid)
-    parts = []
-    for problem in invalid.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in problem["loc"])
-        message = problem["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where and not message.startswith(where) else message)
-    return "rules: " + "; ".join(parts)
+    return rule_errors(invalid) if isinstance(invalid, ValidationError) else str(invalid)

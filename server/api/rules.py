@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from server.engine import Rules
-from server.engine.describe import RuleCatalog, catalog, summary
+from server.engine.describe import RuleCatalog, catalog, rule_errors, summary
 from server.protocol import RulesChecked
 from server.rulelinks import rules_link
 
@@ -22,16 +22,6 @@ class RulesToCheck(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "standard"})
-
-
-def rule_errors(invalid: ValidationError) -> str:
-    """Pydantic's errors as one readable line naming each field."""
-    parts = []
-    for problem in invalid.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in problem["loc"])
-        message = problem["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where and not message.startswith(where) else message)
-    return "rules: " + "; ".join(parts)
 
 
 def checked_rules(given: dict[str, Any]) -> Rules:

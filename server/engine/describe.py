@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any, Literal, NotRequired
 
+from pydantic import ValidationError
 from typing_extensions import TypedDict
 
 from server.engine.rules import PRESETS, RuleFields, Rules
@@ -578,3 +579,14 @@ def _compact(key: Frozen) -> Frozen:
         if best is None or len(changed) < len(best) - 1:
             best = {"preset": name, **changed}
     return frozen(best if best is not None else {"preset": "standard", **data})
+
+
+def rule_errors(invalid: ValidationError) -> str:
+    """Refused rules as one line a player can read, naming each field at fault (the
+    422 of a table's or a night's rules)."""
+    parts = []
+    for problem in invalid.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in problem["loc"])
+        message = problem["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where and not message.startswith(where) else message)
+    return "rules: " + "; ".join(parts)
