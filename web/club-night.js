@@ -32,7 +32,7 @@ async function nightsOn(clubId, token) {
   return answer.nights.filter((night) => night.status !== "over");
 }
 
-/** @param {import('./protocol-types.js').NightListed} night */
+/** @param {import('./protocol-types.js').NightSummary} night */
 function roundsOn(night) {
   if (night.status === "waiting") return `${night.rounds} round${night.rounds === 1 ? "" : "s"}, starting soon`;
   return `round ${night.round} of ${night.rounds}`;

@@ -123,7 +123,7 @@ def circle(count: int, round_index: int) -> list[tuple[int, int]]:
     """The round robin's circle method: the pairs of `count` (even) entrants in a round.
 
     >>> [circle(4, r) for r in range(3)]
-    [[(0, 3), (1, 2)], [(0, 2), (3, 1)], [(0, 1), (2, 3)]]
+    [[(0, 3), (1, 2)], [(0, 1), (2, 3)], [(0, 2), (3, 1)]]
     """
     others = list(range(1, count))
     shift = round_index % (count - 1)
