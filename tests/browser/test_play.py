@@ -115,7 +115,18 @@ def test_four_players_play_a_hand_watched_by_a_spectator(open_page, server) -> N
     scores = [side["score"] for side in history["hands"][0]["sides"]]
     pad = players[0].locator("#scorepad td.score").all_text_contents()
     assert [int(text) for text in pad] == scores
-    screenshot(players[0], "scorepad")
+    # The README's picture is the page of the seat that bids first in the next hand (its
+    # bid panel open beside the summary): the same layout whoever dealt.
+    bidder = None
+    for _ in range(200):
+        asked = [page for page in players if page.locator("#action-panel").is_visible()]
+        bidder = asked[0] if asked else None
+        if bidder is not None:
+            break
+        players[0].wait_for_timeout(50)
+    assert bidder is not None, "nobody was asked to bid in the next hand"
+    bidder.locator(".hand-summary").wait_for()
+    screenshot(bidder, "scorepad")
     players[0].set_viewport_size(PHONE)
     screenshot(players[0], "scorepad-phone")
 
