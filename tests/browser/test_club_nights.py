@@ -185,6 +185,16 @@ def test_a_club_night_of_eight_from_the_club_page_to_the_final_standings(open_pa
     # axe: the member's night page, the host's, and the board on a phone.
     found = {"member": serious_violations(ann), "host": serious_violations(host)}
     found["board, phone"] = serious_violations(boards[1])
+    # However wide the names and fonts make it, the board that scrolls sideways on a
+    # phone is a region the keyboard reaches (axe's scrollable-region-focusable).
+    boards[1].set_viewport_size({"width": 320, "height": 640})
+    boards[1].evaluate("document.querySelector('#standings').style.minWidth = '900px'")
+    scrolls = boards[1].evaluate(
+        "(() => { const wrap = document.querySelector('.board-wrap');"
+        " return wrap.scrollWidth > wrap.clientWidth; })()"
+    )
+    assert scrolls, "the widened board should scroll inside its frame"
+    found["board scrolling sideways"] = serious_violations(boards[1])
     assert not any(found.values()), found
 
 
