@@ -61,6 +61,19 @@ def test_no_serious_violation_on_any_screen(open_page) -> None:
     page.locator("#keys-dialog").wait_for()
     found["keys panel"] = serious_violations(page)
     page.keyboard.press("Escape")
+    # A long evening's chat scrolls inside its log: the keyboard must reach it.
+    page.evaluate(
+        """() => { const log = document.querySelector('#chat-log');
+        for (let i = 0; i < 40; i++) {
+          const line = document.createElement('li'); line.textContent = `line ${i}`;
+          log.append(line);
+        } }"""
+    )
+    assert page.evaluate(
+        "(() => { const log = document.querySelector('#chat-log');"
+        " return log.scrollHeight > log.clientHeight; })()"
+    ), "forty lines should scroll the chat log"
+    found["long chat"] = serious_violations(page)
 
     deadline = time.monotonic() + 120
     while not page.locator(".hand-summary").count():
