@@ -207,8 +207,8 @@ class RoomCache:
     steady: tuple[tuple[object, ...], SteadyView] | None = None
     # Each seat's own part of the view while it cannot change (a seat not on turn during
     # play, until it plays a card): the game and hand they belong to, and by seat its
-    # hand's size and the part.
-    seat_parts: tuple[object, int, dict[int, tuple[int, SeatPart]]] | None = None
+    # hand's size, the part and its JSON.
+    seat_parts: tuple[object, int, dict[int, tuple[int, SeatPart, bytes]]] | None = None
     state_encoder: StateEncoder = field(default_factory=StateEncoder)
 
     def forget(self) -> None:

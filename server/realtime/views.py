@@ -24,7 +24,7 @@ from server.engine.fairness import NextDeal
 from server.engine.shapes import LastTrick, PublicView, SeatCard, SeatPart, View
 from server.engine.view import copy_result, moving_view, seat_part, steady_view
 from server.protocol import PublicSeat, PublicTable, StateMessage
-from server.realtime.messages import PROTOCOL_VERSION, Encoded
+from server.realtime.messages import PROTOCOL_VERSION, Encoded, joined
 from server.realtime.room import Listener, Room
 from server.realtime.timer import iso_ms, now_iso_ms
 from server.rulelinks import rules_link
@@ -142,33 +142,47 @@ def shared_view(room: Room, game: Game) -> PublicView:
     return {**moving_view(game, kept_played[2], kept_last[1]), **steady[1]}
 
 
-def own_part(room: Room, game: Game, seat: int | None) -> SeatPart:
-    """`seat_part(game, seat)`; during play, a seat not on turn has no legal action and no
-    draw card, and its hand changes only when it plays a card: its part is kept (under its
-    hand's size, until the next hand) until then."""
+def own_part(room: Room, game: Game, seat: int | None) -> tuple[SeatPart, bytes]:
+    """`seat_part(game, seat)` and its JSON; during play, a seat not on turn has no legal
+    action and no draw card, and its hand changes only when it plays a card: its part is
+    kept (under its hand's size, until the next hand) until then."""
     if seat is None or game.phase != "play" or seat == game.seat_to_play:
-        return seat_part(game, seat)
+        part = seat_part(game, seat)
+        return part, orjson.dumps(part)
     cache = room.cache
     kept = cache.seat_parts
     if kept is None or kept[0] is not game or kept[1] != game.hand_number:
         kept = cache.seat_parts = (game, game.hand_number, {})
     size = game.hand_size(seat)
-    part = kept[2].get(seat)
-    if part is None or part[0] != size:
-        part = kept[2][seat] = (size, seat_part(game, seat))
-    return part[1]
+    held = kept[2].get(seat)
+    if held is None or held[0] != size:
+        part = seat_part(game, seat)
+        held = kept[2][seat] = (size, part, orjson.dumps(part))
+    return held[1], held[2]
 
 
 def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
     """The `state` of each of `listeners`, encoded, in their order: each distinct one
-    (a seat and whether it holds the host controls) made and encoded once."""
+    (a seat and whether it holds the host controls) made and encoded once. The parts
+    every socket shares (the table, the public view, the next deal) are encoded once per
+    change and embedded in each text as `orjson.Fragment`s."""
     deadline = iso_ms(room.stored.hosting.deadline)
     table = table_now(room, deadline)
-    server_time = now_iso_ms()
     fairness = next_deal(room)
     game = room.stored.game
     # The part of the view every seat shares, made once per change.
     public = None if game is None else shared_view(room, game)
+    public_json = b"" if public is None else orjson.dumps(public)
+    server_time = now_iso_ms()
+    common: dict[str, object] = {
+        "type": "state",
+        "version": room.stored.version,
+        "table": orjson.Fragment(orjson.dumps(table)),
+        "deadline": deadline,
+        "server_time": server_time,
+        "timer_moves": room.stored.timer_moves,
+        "fairness": orjson.Fragment(orjson.dumps(fairness)),
+    }
     frames: dict[tuple[int | None, bool], Encoded] = {}
     answer: list[Encoded] = []
     host_listeners, host_seat = room.controls()
@@ -177,9 +191,12 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
         host = listener in host_listeners or (seat is not None and seat == host_seat)
         frame = frames.get((seat, host))
         if frame is None:
-            view: View | None = (
-                None if game is None or public is None else {**own_part(room, game, seat), **public}
-            )
+            view: View | None = None
+            view_json: orjson.Fragment | None = None
+            if game is not None and public is not None:
+                own, own_json = own_part(room, game, seat)
+                view = {**own, **public}
+                view_json = joined(own_json, public_json)
             message: StateMessage = {
                 "type": "state",
                 "version": room.stored.version,
@@ -192,7 +209,8 @@ def state_frames(room: Room, listeners: list[Listener]) -> list[Encoded]:
                 "timer_moves": room.stored.timer_moves,
                 "fairness": fairness,
             }
-            frame = frames[(seat, host)] = Encoded(message, orjson.dumps(message).decode())
+            wire = {**common, "seat": seat, "state": view_json, "host": host}
+            frame = frames[(seat, host)] = Encoded(message, orjson.dumps(wire).decode())
         answer.append(frame)
     return answer
 
