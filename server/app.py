@@ -32,6 +32,7 @@ from server.realtime.pubsub import LocalNotices, RedisNotices, TableNotices
 from server.settings import Settings, get_settings
 from server.store.clubs import ClubStore
 from server.store.db import create_engine, migrate
+from server.store.feed import DatabaseChannel
 from server.store.nights import NightStore
 from server.store.repository import TableStore
 
@@ -144,7 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     redis = None
     notices: TableNotices = LocalNotices()
     if settings.redis_url:
-        redis_notices = RedisNotices.from_url(settings.redis_url)
+        redis_notices = RedisNotices.from_url(settings.redis_url, DatabaseChannel.of(db_engine))
         redis = redis_notices.redis
         notices = redis_notices
     hub = TableHub(TableStore(db_engine, settings.chat_history), settings, notices)

@@ -62,7 +62,8 @@ REMOTE_CHANGES = Counter(
 # reach this process).
 TABLE_NOTICES = Counter(
     "spades_table_notices_total",
-    "Table-change notices, sent to other processes or not sent as nobody else listened",
+    "Table-change notices: sent to other processes (through Redis, or the database while "
+    "Redis is down), or not sent as nobody else listened",
     ["outcome"],
 )
 # Group commit: the moves and other writes batched, and the transactions they took; their

@@ -28,6 +28,13 @@ in one pipeline, and while Redis does not take them tries again with back-off; t
 processes meanwhile read the versions from the database (server/realtime/sync.py). A
 server starts even while Redis is down (`/readyz` says so); it catches up the same way.
 
+On PostgreSQL the notices do not stop while Redis is down: the database's own channel
+(`server.store.feed.DatabaseChannel`, LISTEN/NOTIFY) carries them instead. While its
+subscription is broken a process listens there (and, once it does, reloads the tables
+that changed meanwhile), and sends there what Redis does not take, so that a table split
+across processes keeps its pace; once Redis is back, each process stops listening there
+and reloads every table, as after any broken subscription.
+
 Every process serving a table would drive its bots; `claim_bots` lets one process at a
 time do it: a redis-py lock on the key `spades:bots:<table>` holding the process's id,
 with an expiry that the driver renews before each bot action. A
@@ -61,6 +68,7 @@ from redis.asyncio.lock import Lock
 from redis.exceptions import LockNotOwnedError
 
 from server.observability import TABLE_NOTICES
+from server.store.feed import DatabaseChannel
 
 log = structlog.get_logger(__name__)
 
@@ -124,9 +132,11 @@ Seat = tuple[str, int]
 
 
 class TableNotices(Protocol):
-    # Whether other processes' notices reach this one now (False while Redis is down: the
-    # hub then reads the versions of its tables from the database instead).
-    listening: bool
+    @property
+    def listening(self) -> bool:
+        """Whether other processes' notices reach this one now (False while they cannot:
+        the hub then reads the versions of its tables from the database instead)."""
+        ...
 
     async def publish(self, table_id: str, version: int) -> None: ...
 
@@ -209,8 +219,11 @@ class RedisNotices:
     client that reconnects and subscribes again silently hides that notices were missed,
     and that greetings were not heard."""
 
-    def __init__(self, redis: Any, listener: Any = None) -> None:
+    def __init__(
+        self, redis: Any, listener: Any = None, fallback: DatabaseChannel | None = None
+    ) -> None:
         self.redis = redis
+        self.fallback = fallback
         self.listener = listener if listener is not None else redis
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
@@ -223,7 +236,11 @@ class RedisNotices:
         self._sent.set()
         # The bot claims this process holds or tried to take, by table id.
         self._bot_claims: dict[str, Lock] = {}
-        self.listening = False
+        # Whether the Redis subscription is in place, and whether the database's channel
+        # is heard instead (`fallback`, while it is not).
+        self._subscription_up = False
+        self._fallback_heard = False
+        self._fallback_task: asyncio.Task[None] | None = None
         # The tables this process holds, and those whose channels the subscription in
         # use listens to; `_resubscribe` brings the second to the first.
         self._watched: set[str] = set()
@@ -239,10 +256,17 @@ class RedisNotices:
         # or not: what a greeting is answered with.
         self._newest: dict[str, int] = {}
 
+    @property
+    def listening(self) -> bool:
+        """Whether other processes' notices reach this one now: through Redis, or through
+        the database's channel while Redis is down."""
+        return self._subscription_up or self._fallback_heard
+
     @classmethod
-    def from_url(cls, url: str) -> RedisNotices:
+    def from_url(cls, url: str, fallback: DatabaseChannel | None = None) -> RedisNotices:
         """Notices through the Redis at `url`: a client for commands, and one for the
-        subscription that gives up at the first broken connection."""
+        subscription that gives up at the first broken connection; through `fallback`
+        while Redis is down."""
         from redis.asyncio import Redis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
@@ -258,6 +282,7 @@ class RedisNotices:
                 retry=Retry(NoBackoff(), 1),
             ),
             Redis.from_url(url, socket_connect_timeout=2, retry=Retry(NoBackoff(), 0)),
+            fallback,
         )
 
     async def publish(self, table_id: str, version: int) -> None:
@@ -266,7 +291,7 @@ class RedisNotices:
         from the database while it does not)."""
         if table_id in self._watched:
             self._newest[table_id] = version
-        if table_id in self._alone and self.listening:
+        if table_id in self._alone and self._subscription_up:
             TABLE_NOTICES.labels("unheard").inc()
             return
         self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
@@ -284,17 +309,27 @@ class RedisNotices:
 
     async def _send_unsent(self) -> None:
         """Send the notices handed over, all those waiting in one pipeline, until none is
-        left; while Redis does not take them, try again with back-off (a newer version
-        handed over meanwhile replaces a table's older one)."""
+        left; while Redis does not take them, through the database's channel, or (none)
+        again with back-off (a newer version handed over meanwhile replaces a table's
+        older one). Redis is not tried while the subscription is broken and the channel
+        is there: every process is listening on the channel then, or soon will be, and
+        reloads every table once Redis is back."""
         delay = RESUBSCRIBE_FIRST
         while self._unsent:
             batch, self._unsent = self._unsent, {}
             try:
-                await self._send(batch)
+                if self.fallback is not None and not self._subscription_up:
+                    await self._send_by_database(batch)
+                else:
+                    await self._send(batch)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("redis publish failed", tables=len(batch), error=repr(error))
+                log.warning("table notices not sent", tables=len(batch), error=repr(error))
+                if self.fallback is not None and self._subscription_up:
+                    with contextlib.suppress(Exception):
+                        await self._send_by_database(batch)
+                        continue
                 for table_id, version in batch.items():
                     self._unsent[table_id] = max(version, self._unsent.get(table_id, 0))
                 await asyncio.sleep(delay)
@@ -310,19 +345,50 @@ class RedisNotices:
         epoch = self._epoch
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id, version in batch.items():
-                notice = {"id": table_id, "version": version, "origin": self.origin}
-                pipe.publish(TABLE_CHANNEL.format(table_id), json.dumps(notice))
+                pipe.publish(TABLE_CHANNEL.format(table_id), self._notice_text(table_id, version))
             answers = await pipe.execute()
         TABLE_NOTICES.labels("sent").inc(len(batch))
         for table_id, heard in zip(batch, answers, strict=True):
             if (
                 int(heard) <= 1
                 and epoch == self._epoch
-                and self.listening
+                and self._subscription_up
                 and table_id in self._subscribed
                 and table_id in self._watched
             ):
                 self._alone.add(table_id)
+
+    def _notice_text(self, table_id: str, version: int) -> str:
+        return json.dumps({"id": table_id, "version": version, "origin": self.origin})
+
+    async def _send_by_database(self, batch: dict[str, int]) -> None:
+        assert self.fallback is not None
+        await self.fallback.notify([self._notice_text(t, v) for t, v in batch.items()])
+        TABLE_NOTICES.labels("database").inc(len(batch))
+
+    async def _hear_database(self, on_change: OnChange, on_resync: OnResync) -> None:
+        """While the subscription is broken: hear the notices on the database's channel
+        (trying again every few seconds if it cannot be listened to). Once listening, the
+        tables served are read again, for what changed between Redis going and now."""
+        assert self.fallback is not None
+        delay = RESUBSCRIBE_FIRST
+        while True:
+            try:
+                async with self.fallback.listen() as heard:
+                    self._fallback_heard = True
+                    log.info("table notices through the database while redis is down")
+                    await on_resync()
+                    delay = RESUBSCRIBE_FIRST
+                    while True:
+                        await self._notice(await heard.get(), on_change)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("database notices not heard", error=repr(error))
+            finally:
+                self._fallback_heard = False
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RESUBSCRIBE_MAX)
 
     async def _greet(self, tables: list[str]) -> None:
         """Tell the processes holding `tables` that this one listens there now, with the
@@ -363,7 +429,7 @@ class RedisNotices:
             await self._changed.wait()
             self._changed.clear()
             pubsub = self._pubsub
-            if not self.listening or pubsub is None:
+            if not self._subscription_up or pubsub is None:
                 continue
             new = sorted(self._watched - self._subscribed)
             gone = sorted(self._subscribed - self._watched)
@@ -471,7 +537,8 @@ class RedisNotices:
                     await self._greet(watched)
                 self._subscribed = set(watched)
                 self._epoch += 1
-                self.listening = True
+                self._subscription_up = True
+                await self._stop_hearing_database()
                 self._changed.set()  # tables watched while subscribing
                 first_attempt.set()
                 if missed:
@@ -490,15 +557,24 @@ class RedisNotices:
                 log.warning("redis notices lost; subscribing again", error=repr(error))
             finally:
                 # Greetings may be missed from now on: every table is published again.
-                self.listening = False
+                self._subscription_up = False
                 self._alone.clear()
                 self._epoch += 1
                 first_attempt.set()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
             missed = True
+            if self.fallback is not None and self._fallback_task is None:
+                self._fallback_task = asyncio.create_task(self._hear_database(on_change, on_resync))
             await asyncio.sleep(delay)
             delay = min(delay * 2, RESUBSCRIBE_MAX)
+
+    async def _stop_hearing_database(self) -> None:
+        task, self._fallback_task = self._fallback_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     async def _notice(self, data: Any, on_change: OnChange) -> None:
         try:
@@ -516,8 +592,9 @@ class RedisNotices:
     async def close(self) -> None:
         """Stop listening and sending; bounded, so that a Redis gone silent never holds
         up a server's stop."""
-        if self.listening:  # the last changes' notices, if Redis takes them at once
+        if self.listening:  # the last changes' notices, if they are taken at once
             await self.flush(FLUSH_SECONDS)
+        await self._stop_hearing_database()
         tasks = [t for t in (self._task, self._sender, self._subscriber) if t is not None]
         for task in tasks:
             task.cancel()

@@ -201,12 +201,13 @@ async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(privat
 
 
 # A split table's pace during a Redis outage, as a share of its pace before. No move
-# waits on Redis, and one that crosses processes waits for the other process's next read
-# of the database (every 10 ms). The field figure with inline publishing was 0.28; on a
-# machine shared with other work the share sways between about 0.35 and 1, so the test
-# holds the line below that, and prints both figures.
+# waits on Redis, and one that crosses processes reaches the other through PostgreSQL's
+# own channel (LISTEN/NOTIFY) while Redis is down. The field figure with inline
+# publishing was 0.28, and 0.3-1.0 while the other process read the database every
+# 10 ms; through the channel, 0.73-0.94 on a machine loaded by other work (load 4-7), so
+# the test holds the line below that, and prints both figures.
 OUTAGE_SECONDS = 10.0
-OUTAGE_PACE = 0.3
+OUTAGE_PACE = 0.5
 
 
 async def moves_a_second(players: list[TableClient], rules: Rules, seconds: float) -> float:
