@@ -114,9 +114,13 @@ class ReissueRequest(BaseModel):
 
 
 class TableChange(BaseModel):
+    """The host's settings: each changes only when given (`"turn_seconds": null` turns
+    the timer off); `rules` only before the first game."""
+
     model_config = ConfigDict(extra="forbid")
 
-    turn_seconds: TurnSeconds
+    turn_seconds: TurnSeconds = None
+    rules: dict[str, Any] | None = None
 
 
 @router.get("/presets")
@@ -282,8 +286,23 @@ async def reissue_seat(
 
 
 @router.patch("/tables/{table_id}", dependencies=WRITES)
-async def change_table(table_id: Id, body: TableChange, token: Bearer, hub: Hub) -> PublicTable:
-    return room_table(await hub.set_timer(table_id, token, body.turn_seconds))
+async def change_table(
+    table_id: Id, body: TableChange, token: Bearer, request: Request, hub: Hub
+) -> PublicTable:
+    timer = "turn_seconds" in body.model_fields_set
+    if body.rules is None and not timer:
+        raise HTTPException(422, "Give the table's new rules, its turn_seconds, or both.")
+    rules = checked_rules(body.rules) if body.rules is not None else None
+    room = await hub.change_settings(
+        table_id, token, rules=rules, timer=timer, turn_seconds=body.turn_seconds
+    )
+    if body.rules is not None:
+        # A club's table: its games count under the preset its rules now start from.
+        preset = body.rules.get("preset")
+        await get_clubs(request).retag_table(
+            table_id, preset if isinstance(preset, str) else "custom", body.rules
+        )
+    return room_table(room)
 
 
 @router.delete("/tables/{table_id}", status_code=204, dependencies=WRITES)

@@ -4,9 +4,9 @@
 1. takes the room the cache serves now (fetched again if it was evicted), then its lock;
 2. calls `change(room, *args)`, a pure function that reads the room (a move may advance
    its engine `Game`) and returns `Effects`, or refuses with a `TableError`;
-3. turns the effects into exactly one store call (`update_seats`, `start_game`,
-   `record_action` or `add_chat`); the store raises the table's version with an optimistic
-   check;
+3. turns the effects into exactly one store call (`update_seats`, `change_rules`,
+   `start_game`, `record_action` or `add_chat`); the store raises the table's version
+   with an optimistic check;
 4. once the write has landed, `apply` changes the room (the only code that does), then
    every socket gets its own `state` (or the chat line), other processes a notice, and the
    followers registered at start-up (bots, turn timer, grace timers, host watch) their turn.
@@ -28,6 +28,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import structlog
 
+from server.engine import Rules
 from server.observability import ERRORS, OPEN_TABLES, accepted
 from server.protocol import ChatLine
 from server.realtime import seats
@@ -36,13 +37,13 @@ from server.realtime.errors import HalfDone, TableError, Unsure
 from server.realtime.messages import chat_message
 from server.realtime.moves import timer_moves_after
 from server.realtime.pubsub import TableNotices
-from server.realtime.room import Listener, Room
+from server.realtime.room import Listener, Room, shared_rules
 from server.realtime.rooms import Rooms
 from server.realtime.views import broadcast, tell
 from server.settings import Settings
 from server.store.action_writes import VersionConflict
 from server.store.batch import LandedFailed
-from server.store.records import ActionWrite
+from server.store.records import ActionWrite, SeatRecord
 from server.store.repository import TableStore
 
 log = structlog.get_logger(__name__)
@@ -161,6 +162,16 @@ class TableChanges:
             self._landed(room, effects, line)
             await self.notices.publish(room.id, room.stored.version)
             return
+        elif effects.rules is not None:
+            version = await self.store.change_rules(
+                room.id,
+                room.stored.version,
+                effects.rules.model_dump(mode="json"),
+                effects.rules.players,
+                list(effects.seats),
+                **(effects.table or {}),
+            )
+            self._landed(room, effects, version)
         elif effects.start is not None:
             start = effects.start
             room.stored.game_id, version = await self.store.start_game(
@@ -351,13 +362,16 @@ class TableChanges:
 
 def apply(room: Room, effects: Effects, version: int) -> None:
     """A landed change, applied to the room in memory: the only code that changes a room's
-    table state (seats, hosting, status, game, version)."""
+    table state (rules, seats, hosting, status, game, version)."""
     room.touched = time.monotonic()
     if version == room.stored.version:  # nothing written: socket steps only
         return
     room.stored.version = version
     status = room.stored.status
     steady = True  # whether the public table but its version and deadline stays as it was
+    if effects.rules is not None:
+        take_rules(room, effects.rules)
+        steady = False
     for seat in effects.seats:
         room.stored.seats[seat.seat] = seat
         steady = False
@@ -408,6 +422,16 @@ def apply(room: Room, effects: Effects, version: int) -> None:
         log.info(effects.note, table=room.id, version=version)
     if (status in OPEN) != (room.stored.status in OPEN):
         OPEN_TABLES.inc() if room.stored.status in OPEN else OPEN_TABLES.dec()
+
+
+def take_rules(room: Room, rules: Rules) -> None:
+    """New rules before the table's first game: its seats follow their number (those
+    beyond are empty; new ones come empty) and its tally their sides."""
+    room.stored.rules_json, room.stored.rules = shared_rules(rules.model_dump(mode="json"))
+    players = rules.players
+    held = room.stored.seats[:players]
+    room.stored.seats = held + [SeatRecord(seat) for seat in range(len(held), players)]
+    room.stored.series = [0] * len(rules.sides)
 
 
 def apply_move(room: Room, move: ActionWrite) -> None:

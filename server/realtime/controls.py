@@ -1,6 +1,6 @@
 """The host's controls, as pure changes: move players before the start, let a bot stand in
-for an away player, give a seat to someone new, set the turn timer, end the table; and the
-host role passing on while the host is away.
+for an away player, give a seat to someone new, change the rules before the first game,
+set the turn timer, end the table; and the host role passing on while the host is away.
 
 Each function checks that the token carries the host's controls (`host`) and returns the
 `Effects` of one change; the change pipeline writes and applies them.
@@ -8,8 +8,11 @@ Each function checks that the token carries the host's controls (`host`) and ret
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from server.engine import Rules
 from server.realtime import seats
-from server.realtime.effects import Effects
+from server.realtime.effects import NOTHING, Effects
 from server.realtime.errors import TableError, Unsure
 from server.realtime.hosting import hash_token, host_away
 from server.realtime.messages import error
@@ -128,6 +131,42 @@ def set_timer(room: Room, token: str, turn_seconds: int | None) -> Effects:
     )
     deadline = fresh_deadline(turn_seconds, turn, utcnow())
     return Effects(table={"turn_seconds": turn_seconds, "deadline": deadline})
+
+
+def set_rules(room: Room, token: str, rules: Rules) -> Effects:
+    """Before the table's first game: it plays `rules`. A seat the new number of players
+    leaves out must be empty; bots take the names of their places."""
+    host(room, token, "change the rules")
+    seats.not_ended(room)
+    if room.stored.status != "waiting":
+        raise TableError("started", "The rules can only change before the game starts.", 409)
+    players = rules.players
+    left_out = [seat.name for seat in room.stored.seats[players:] if seat.name is not None]
+    if left_out:
+        raise TableError(
+            "seats_taken",
+            f"A game for {players} players has {players} seats; {', '.join(left_out)} "
+            f"{'sits' if len(left_out) == 1 else 'sit'} in a seat it leaves out: move or "
+            "remove them first.",
+            409,
+        )
+    renamed = tuple(
+        seats.seated_at(seat, seat.seat, players)
+        for seat in room.stored.seats[:players]
+        if seat.bot is not None
+    )
+    return Effects(rules=rules, seats=renamed, note="rules changed by the host")
+
+
+def change(
+    room: Room, token: str, rules: Rules | None, timer: bool, turn_seconds: int | None
+) -> Effects:
+    """The host's settings in one write: new rules (`set_rules`) when given, and the turn
+    timer (`set_timer`) when `timer`."""
+    effects = set_rules(room, token, rules) if rules is not None else NOTHING
+    if timer:
+        effects = replace(effects, table=set_timer(room, token, turn_seconds).table)
+    return effects
 
 
 def end(room: Room, token: str) -> Effects:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from server.engine import Game
+from server.engine import Game, Rules
 from server.realtime.room import Room
 from server.store.records import ActionWrite, SeatRecord, TableUpdate
 
@@ -42,11 +42,14 @@ SocketStep = Callable[[Room], None]
 
 @dataclass(frozen=True, slots=True)
 class Effects:
-    """One change. At most one of `start`, `action` and `chat`; `seats` and `table` go with
-    any of them but `chat`. With nothing to write, only the socket steps run."""
+    """One change. At most one of `rules`, `start`, `action` and `chat`; `seats` and
+    `table` go with any of them but `chat`. With nothing to write, only the socket steps
+    run."""
 
     seats: tuple[SeatRecord, ...] = ()
     table: TableUpdate | None = None
+    # The table's new rules, before its first game (the seats follow their number).
+    rules: Rules | None = None
     start: GameStart | None = None
     action: ActionWrite | None = None
     chat: ChatDraft | None = None
@@ -64,7 +67,14 @@ class Effects:
     @property
     def writes(self) -> bool:
         """Whether the change writes anything (and so raises the table's version)."""
-        return bool(self.seats or self.table or self.start or self.action is not None or self.chat)
+        return bool(
+            self.seats
+            or self.table
+            or self.rules is not None
+            or self.start
+            or self.action is not None
+            or self.chat
+        )
 
 
 NOTHING = Effects()

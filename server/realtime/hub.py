@@ -273,10 +273,23 @@ class TableHub:
         await self.changes.run(room, controls.reissue, token, seat, name, fresh)
         return fresh
 
-    async def set_timer(self, table_id: str, token: str, turn_seconds: int | None) -> Room:
-        """Change the turn timer; a running countdown starts again from now."""
+    async def change_settings(
+        self,
+        table_id: str,
+        token: str,
+        *,
+        rules: Rules | None = None,
+        timer: bool = False,
+        turn_seconds: int | None = None,
+    ) -> Room:
+        """The host's settings, in one change: new rules before the first game (a table
+        whose seats are all taken then starts), and the turn timer when `timer` (a
+        running countdown starts again from now)."""
         room = await self.room(table_id)
-        return await self.changes.run(room, controls.set_timer, token, turn_seconds)
+        room = await self.changes.run(room, controls.change, token, rules, timer, turn_seconds)
+        if rules is not None:
+            room = await self.changes.run(room, moves.start_if_full)
+        return room
 
     async def end_table(self, table_id: str, token: str) -> None:
         """The host closes the table: the game stops, nothing more can be changed."""

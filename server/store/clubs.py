@@ -144,6 +144,21 @@ class ClubStore:
                     update(ClubRow).where(ClubRow.id == club_id).values(rules=rules)
                 )
 
+    async def retag_table(self, table_id: str, preset: str, rules: RuleFields) -> None:
+        """The table's host changed its rules before its first game: its games count
+        under `preset` from now on, and its rules become its club's latest (nothing when
+        the table is no club's)."""
+        async with self.sessions.begin() as session:
+            club_id = await session.scalar(
+                select(ClubTableRow.club_id).where(ClubTableRow.table_id == table_id)
+            )
+            if club_id is None:
+                return
+            await session.execute(
+                update(ClubTableRow).where(ClubTableRow.table_id == table_id).values(preset=preset)
+            )
+            await session.execute(update(ClubRow).where(ClubRow.id == club_id).values(rules=rules))
+
     async def usual_rules(self, club_id: str) -> RuleValues | None:
         """The rules of a new club table given none: the house rules the host set, else
         those of the club's latest table."""

@@ -17,7 +17,7 @@ from collections.abc import Coroutine
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy import CursorResult, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from typing_extensions import Unpack
 
@@ -297,6 +297,35 @@ class TableStore:
         fields (host, timer, status) with one version bump; the new version."""
         async with self.sessions.begin() as session:
             new = await self._bump(session, table_id, old, **table_fields)
+            await self._write_seats(session, table_id, seats)
+        return new
+
+    async def change_rules(
+        self,
+        table_id: str,
+        old: int,
+        rules: RuleFields,
+        players: int,
+        seats: list[SeatRecord],
+        **table_fields: Unpack[TableUpdate],
+    ) -> int:
+        """Before the table's first game: its new rules, with one version bump. The table
+        gets `players` seats (those beyond are empty: they go; missing ones are added
+        empty), then `seats`' fields and any table fields are written; the new version."""
+        async with self.sessions.begin() as session:
+            new = await self._bump(session, table_id, old, rules=rules, **table_fields)
+            await session.execute(
+                delete(SeatRow).where(SeatRow.table_id == table_id, SeatRow.seat >= players)
+            )
+            have = set(
+                await session.scalars(select(SeatRow.seat).where(SeatRow.table_id == table_id))
+            )
+            session.add_all(
+                SeatRow(table_id=table_id, seat=seat, connected=False, autoplay=False, timeouts=0)
+                for seat in range(players)
+                if seat not in have
+            )
+            await session.flush()
             await self._write_seats(session, table_id, seats)
         return new
 

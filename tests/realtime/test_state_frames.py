@@ -134,7 +134,7 @@ async def test_every_frame_of_a_whole_table_life_is_what_a_fresh_build_makes(set
                 await hub.leave(room, players[2])
                 await hub.join(room, players[2], tokens[2])
             if moves == 60:
-                await hub.set_timer(room.id, host_token, 30)
+                await hub.change_settings(room.id, host_token, timer=True, turn_seconds=30)
             if moves % 25 == 7:  # a player's seed for the next deal
                 await hub.seed(room, players[moves % 3], f"seed {moves}")
             turn = [seat for seat in room.stored.game.turn if seat < 3]
