@@ -88,3 +88,39 @@ async def test_a_club_game_links_its_rules_again(served, http):
     link = urlsplit(game["rules_link"])
     assert link.path == "/"
     assert json.loads(parse_qs(link.query)["rules"][0]) == rules
+
+
+async def test_the_host_of_a_club_table_changes_its_rules_before_it_starts(served, http):
+    club = await make_club(http, ["Ann"])
+    [ann] = club.members
+    made = await http.post(
+        "/api/tables", json={"club": club.id, "member_token": club.token(ann), "rules": FAST}
+    )
+    created = made.json()
+    rules = {"preset": "mirror", "target_score": 150}
+    # A member of the club is not the table's host: only its host token changes the rules.
+    refused = await http.patch(
+        f"/api/tables/{created['id']}", json={"rules": rules}, headers=bearer(club.token(ann))
+    )
+    assert refused.status_code == 403
+    changed = await http.patch(
+        f"/api/tables/{created['id']}", json={"rules": rules}, headers=bearer(created["host_token"])
+    )
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["rules"] == Rules.model_validate(rules).model_dump(mode="json")
+    # The club's next table given no rules takes these, as the latest chosen.
+    latest = await club_table(http, club, ann)
+    assert (await http.get(f"/api/tables/{latest}")).json()["rules"] == changed.json()["rules"]
+    # The table's game counts under the preset its rules now start from.
+    for seat in range(4):
+        bot = await http.post(
+            f"/api/tables/{created['id']}/seats/{seat}/bot",
+            json={"level": "basic", "host_token": created["host_token"]},
+        )
+        assert bot.status_code == 201, bot.text
+    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
+    assert ended.status_code == 204
+    page = (await http.get(f"/api/clubs/{club.id}", headers=bearer(club.host_token))).json()
+    [game] = [game for game in page["games"] if game["table"] == created["id"]]
+    assert game["preset"] == "mirror"
+    assert json.loads(parse_qs(urlsplit(game["rules_link"]).query)["rules"][0]) == rules

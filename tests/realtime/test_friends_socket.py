@@ -322,3 +322,56 @@ async def test_a_countdown_survives_a_sigkill_restart_and_the_timer_still_moves_
         await watcher.close()
     finally:
         server.stop()
+
+
+async def test_every_socket_hears_of_the_hosts_new_rules_and_the_game_plays_them(served, http):
+    _app, address = served
+    table = await friends_table(http)
+    host = TableClient(address, table["id"], await sit(http, table, 0, "Host"))
+    guest = TableClient(address, table["id"], await sit(http, table, 1, "Guest"))
+    watcher = TableClient(address, table["id"])
+    await add_bots(http, table["id"], [2], level="basic", invite=table["invite"])
+    sockets = (host, guest, watcher)
+    for client in sockets:
+        first = await client.connect()
+        assert first["table"]["rules"]["bidding"] == "individual"
+    whiz = {"preset": "whiz", "target_score": 200}
+    changed = await http.patch(
+        f"/api/tables/{table['id']}",
+        json={"rules": whiz},
+        headers={"Authorization": f"Bearer {table['host_token']}"},
+    )
+    assert changed.status_code == 200, changed.text
+    for client in sockets:
+        heard = await client.until(
+            lambda m: m["type"] == "state" and m["table"]["rules"]["bidding"] == "whiz"
+        )
+        assert heard["table"]["rules"] == changed.json()["rules"]
+        assert heard["table"]["summary"] == changed.json()["summary"]
+        assert (
+            heard["table"]["summary"].startswith("Whiz") and "to 200" in heard["table"]["summary"]
+        )
+    # The last seat filled, the game deals under the new rules: a whiz bid is the
+    # bidder's spades or nil.
+    await add_bots(http, table["id"], [3], level="basic", invite=table["invite"])
+    asked = await first_to_bid((host, guest))
+    spades = sum(card.endswith("S") for card in asked["state"]["hand"])
+    bids = {entry["bid"] for entry in asked["state"]["legal"] if entry["type"] == "bid"}
+    assert bids <= {0, spades} and spades in bids
+    for client in sockets:
+        await client.close()
+
+
+async def first_to_bid(clients: tuple[TableClient, ...]) -> dict[str, Any]:
+    """The state of the first of `clients` asked to bid (the bots bid by themselves)."""
+    async with asyncio.timeout(20):
+        while True:
+            for client in clients:
+                view = client.state["state"] if client.state else None
+                if (
+                    view is not None
+                    and view["phase"] == "bid"
+                    and client.state["seat"] in view["turn"]
+                ):
+                    return client.state
+            await asyncio.sleep(0.02)
