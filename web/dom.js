@@ -6,6 +6,7 @@
 
 const HANDLERS = Symbol("handlers");
 const KEY = Symbol("key");
+const OWN = Symbol("own");
 
 // One listener per node and event type, calling whatever handler the node holds now:
 // patch() swaps handlers without adding or removing listeners.
@@ -37,7 +38,9 @@ function present(children) {
 
 /**
  * el("button", {class: "x", onclick: f, "aria-label": "y", key: 3}, "text", child, ...).
- * `key` names the node among its siblings for patch() (a seat, a card, a hand number).
+ * `key` names the node among its siblings for patch() (a seat, a card, a hand number);
+ * `own: true` marks a node whose children something else draws (patch() never touches
+ * them once it is on screen: the rule builder's).
  */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -45,6 +48,8 @@ export function el(tag, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (name === "key") {
       keyed(node, value);
+    } else if (name === "own") {
+      node[OWN] = true;
     } else if (name.startsWith("on") && typeof value === "function") {
       on(node, name.slice(2), value);
     } else if (name === "class") {
@@ -72,7 +77,8 @@ export function fill(node, ...children) {
  * null), keeping every node that can stay: a child with a `key` stays when a sibling
  * of the same tag and key is there, one without stays when the node in its place has
  * its tag. Kept nodes take the new attributes, handlers and children, except what the
- * player owns: whether a <details> is open and what an input holds.
+ * player owns: whether a <details> is open and what an input holds, and the children of
+ * an `own` node.
  */
 export function patch(container, ...children) {
   patchChildren(container, present(children).map(asNode));
@@ -127,7 +133,7 @@ function patchNode(old, next) {
   patchAttributes(old, next);
   old[HANDLERS] = next[HANDLERS];
   for (const type of Object.keys(next[HANDLERS] ?? {})) old.addEventListener(type, dispatch);
-  patchChildren(old, [...next.childNodes]);
+  if (!old[OWN]) patchChildren(old, [...next.childNodes]);
 }
 
 /** The player's own state of a kept node, which a redraw must not undo. */

@@ -1,12 +1,15 @@
 // The host's controls, shown only when the server says this socket is the host
-// (`"host": true` in the state): before the game, remove or move whoever sits where;
-// during it, let a bot play for an away player or give a seat to someone new; the turn
-// timer; ending the table. The server checks every request again (403 for non-hosts).
+// (`"host": true` in the state): before the game, remove or move whoever sits where and
+// change the table's rules (the lobby's rule builder, rulebuilder.js); during it, let a
+// bot play for an away player or give a seat to someone new; the turn timer; ending the
+// table. The server checks every request again (403 for non-hosts).
 // The panel is patched in place (dom.js), so the keyboard stays where it was; handlers
 // read the controls on the page by id, never the nodes of one drawing. Seats are named
 // as the host's own screen shows them ("On your left: Bot (expert)"), never by number.
 
 import { el, patch } from "/static/dom.js";
+import { RuleBuilder } from "/static/rulebuilder.js";
+import { loadCatalog, presetOf } from "/static/rules.js";
 import { placeHeading, seatName, seatPlace } from "/static/seating.js";
 
 export const TIMER_CHOICES = [null, 15, 30, 60, 120];
@@ -17,6 +20,11 @@ export function timerWords(seconds) {
 
 // What the host has opened and typed, kept across redraws (states arrive all the time).
 const ui = { confirm: null, newName: "", moveTo: {} };
+
+// The table's rules while the host changes them: whether the builder is open, the
+// catalogue it was opened with, the builder (made in its `own` node once that is on
+// screen, from the rules as they are then), and what the last save said.
+const rulesEdit = { open: false, catalog: null, builder: null, said: "" };
 
 /** "Ann", "Bot (expert)", "empty": who sits in a seat, its place said beside it. */
 function occupant(info) {
@@ -123,6 +131,73 @@ function timerControl(page, hooks) {
     el("p", { class: "muted small" }, `Now: ${timerWords(current)}. When a player takes longer, a bot makes that one move.`));
 }
 
+async function openRules(page, redraw) {
+  try {
+    rulesEdit.catalog = page.catalog ?? await loadCatalog();
+  } catch (failure) {
+    rulesEdit.said = `The rules could not be loaded: ${failure.message}`;
+    redraw();
+    return;
+  }
+  rulesEdit.open = true;
+  rulesEdit.said = "";
+  redraw("#host-preset-list input:checked");
+}
+
+/** The builder, made in its node just put on screen, with the table's rules in it. */
+function mountRules(container, page) {
+  const root = rulesEdit.open ? container.querySelector("#host-rule-builder") : null;
+  if (!root || rulesEdit.builder?.root === root) return;
+  const { catalog } = rulesEdit;
+  rulesEdit.builder = new RuleBuilder(root, catalog, { id: "host", presetsLabel: "Start from" });
+  rulesEdit.builder.setRules({ ...page.table.rules, preset: presetOf(page.table.rules, catalog)?.name });
+}
+
+function closeRules(said = "") {
+  rulesEdit.open = false;
+  rulesEdit.builder = null;
+  rulesEdit.said = said;
+}
+
+async function saveRules(hooks, redraw) {
+  const { builder } = rulesEdit;
+  try {
+    const table = await hooks.setRules(builder.rules());
+    if (rulesEdit.builder !== builder) return;
+    closeRules(`Saved: ${table.summary}`);
+    redraw(".change-rules");
+  } catch (failure) {
+    if (rulesEdit.builder === builder) builder.showError(failure.message);
+  }
+}
+
+/** Before the game: the rules in one line, and the builder to change them. */
+function rulesControl(page, hooks, redraw) {
+  if (page.table.status !== "waiting") {
+    closeRules();
+    return null;
+  }
+  const said = el("p", { key: "said", class: "muted small", id: "host-rules-said", role: "status" }, rulesEdit.said);
+  if (!rulesEdit.open) {
+    return el("div", { key: "rules", class: "host-rules" },
+      el("h3", { id: "host-rules-title" }, "Table rules"),
+      el("p", { class: "host-rules-now", id: "host-rules-now" }, page.table.summary),
+      el("button", {
+        type: "button", class: "change-rules", "aria-describedby": "host-rules-now",
+        onclick: () => openRules(page, redraw),
+      }, "Change the rules…"),
+      said);
+  }
+  return el("div", { key: "rules", class: "host-rules", role: "group", "aria-labelledby": "host-rules-title" },
+    el("h3", { id: "host-rules-title" }, "Table rules"),
+    el("p", { class: "muted small" }, "Before the game starts, choose the rules everyone plays. Whoever sits keeps the seat."),
+    el("div", { key: "builder", own: true, id: "host-rule-builder", class: "rule-builder host-rule-builder" }),
+    el("span", { class: "host-buttons" },
+      el("button", { type: "button", class: "primary save-rules", onclick: () => saveRules(hooks, redraw) }, "Save rules"),
+      el("button", { type: "button", class: "cancel-rules", onclick: () => { closeRules(); redraw(".change-rules"); } }, "Cancel")),
+    said);
+}
+
 function endControl(hooks, redraw) {
   if (ui.confirm !== "end") {
     return el("button", {
@@ -138,12 +213,14 @@ function endControl(hooks, redraw) {
 
 /**
  * Draw the host panel into `container` (hidden unless `page.host`). `hooks`: remove(seat),
- * move(seat, to), standin(seat), reissue(seat, name), setTimer(seconds), endTable().
+ * move(seat, to), standin(seat), reissue(seat, name), setRules(rules) (answers the table,
+ * throws the server's refusal), setTimer(seconds), endTable().
  */
 export function renderHostPanel(container, page, hooks) {
   const show = Boolean(page.host) && page.table.status !== "ended";
   container.hidden = !show;
   if (!show) {
+    closeRules();
     patch(container);
     return;
   }
@@ -156,6 +233,8 @@ export function renderHostPanel(container, page, hooks) {
     el("p", { class: "muted small" }, "Only the host sees these."),
     el("ul", { class: "host-seats", "aria-label": "Seats" },
       page.table.seats.map((info) => seatRow(page, info, hooks, redraw))),
+    rulesControl(page, hooks, redraw),
     timerControl(page, hooks),
     el("div", { class: "host-end" }, endControl(hooks, redraw)));
+  mountRules(container, page);
 }

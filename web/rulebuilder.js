@@ -3,8 +3,8 @@
 // each with its one-line explanation and a worked example in a <details>; a live
 // one-line summary from the server (`POST /api/rules/check`), and the server's reason,
 // naming the field, when the rules do not hold together. Choosing a preset fills every
-// field; any field can then be changed. Used by the lobby's create form and the club's
-// house rules.
+// field; any field can then be changed. Used by the lobby's create form, the club's
+// house rules and the host panel's table rules (before the game starts).
 
 import { api, el, fill } from "/static/dom.js";
 import { applies } from "/static/rules.js";

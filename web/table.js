@@ -275,10 +275,13 @@ async function rematch() {
 }
 
 /** The host's requests carry the host token when this browser holds it, else the seat's. */
-async function hostRequest(path, { method = "POST", body } = {}) {
-  const token = remembered.get(HOST_KEY) || remembered.get(SEAT_KEY)?.token;
+const hostCall = (path, { method = "POST", body } = {}) => api(`/api/tables/${tableId}${path}`,
+  { method, body, token: remembered.get(HOST_KEY) || remembered.get(SEAT_KEY)?.token });
+
+/** A host request whose refusal is shown as a toast (null then). */
+async function hostRequest(path, options) {
   try {
-    return await api(`/api/tables/${tableId}${path}`, { method, body, token });
+    return await hostCall(path, options);
   } catch (failure) {
     toast(failure.message);
     return null;
@@ -294,6 +297,7 @@ const hostHooks = {
       toast(seconds ? `Turn timer: ${seconds} seconds a move.` : "Turn timer off.");
     }
   },
+  setRules: (rules) => hostCall("", { method: "PATCH", body: { rules } }), // refusals: in the panel
   endTable: () => hostRequest("", { method: "DELETE" }),
   reissue: async (seat, name) => {
     const answer = await hostRequest(`/seats/${seat}/reissue`, { body: name ? { name } : {} });

@@ -1,8 +1,8 @@
 """axe-core (the WCAG 2.1 A and AA rules, and axe's best practices) on every screen a
-player meets: the lobby, the table while bidding and while playing with the host's
-controls (also in high contrast and with four colours), the hand summary, the hand
-review, the Keys panel, and the phone layout with its side panels open; no violation
-whose impact is serious or critical."""
+player meets: the lobby, the host's rule builder before the game, the table while
+bidding and while playing with the host's controls (also in high contrast and with four
+colours), the hand summary, the hand review, the Keys panel, and the phone layout with
+its side panels open; no violation whose impact is serious or critical."""
 
 from __future__ import annotations
 
@@ -44,6 +44,13 @@ def test_no_serious_violation_on_any_screen(open_page) -> None:
     page.locator("#player-name").fill("Ada")
     page.locator('.seat[data-seat="0"] button.sit').click()
     page.locator('.seat[data-seat="0"] .badge.you').wait_for()
+    # Before the game, the host opens the rule builder in the panel, every rule shown.
+    panel = page.locator("#host-panel")
+    panel.get_by_role("button", name="Change the rules…").click()
+    panel.locator("#host-house-rules > summary").click()
+    panel.locator("#host-rules-live-summary", has_text="Standard").wait_for()
+    found["host panel, rule builder"] = serious_violations(page)
+    panel.get_by_role("button", name="Cancel").click()
     for seat in (1, 2, 3):
         page.locator(f'.seat[data-seat="{seat}"] button.add-bot').click()
         page.locator(f'.seat[data-seat="{seat}"] .badge.bot').wait_for()
