@@ -1,6 +1,8 @@
 """Friends' tables over the real WebSocket protocol, on SQLite and PostgreSQL: the turn timer
 (also across a SIGKILL restart), seats that follow their player to another device, a
-re-issued seat, the host's stand-in bot and the host role passing on, refusal reasons."""
+re-issued seat, the host's stand-in bot and the host role passing on, refusal reasons;
+the host's new rules before the first deal, heard by every socket (on another process
+too) and dealt."""
 
 from __future__ import annotations
 
@@ -375,3 +377,36 @@ async def first_to_bid(clients: tuple[TableClient, ...]) -> dict[str, Any]:
                 ):
                     return client.state
             await asyncio.sleep(0.02)
+
+
+@pytest.mark.slow
+async def test_new_rules_made_through_one_process_reach_a_spectator_on_another(
+    migrated_postgres_url, redis_url
+):
+    first = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    second = LiveServer(migrated_postgres_url, redis_url=redis_url)
+    await asyncio.gather(asyncio.to_thread(first.start), asyncio.to_thread(second.start))
+    try:
+        async with httpx.AsyncClient(base_url=first.url) as http_a:
+            table = await friends_table(http_a)
+            await add_bots(http_a, table["id"], [1], level="basic", invite=table["invite"])
+            watcher = TableClient(second.url.removeprefix("http://"), table["id"])
+            assert len((await watcher.connect())["table"]["seats"]) == 4
+            changed = await http_a.patch(
+                f"/api/tables/{table['id']}",
+                json={"rules": {"preset": "cutthroat", "target_score": 250}},
+                headers={"Authorization": f"Bearer {table['host_token']}"},
+            )
+            assert changed.status_code == 200, changed.text
+            heard = await watcher.until(
+                lambda m: m["type"] == "state" and m["table"]["rules"]["players"] == 3
+            )
+            assert heard["table"]["summary"] == changed.json()["summary"]
+            assert [seat["name"] for seat in heard["table"]["seats"]] == [
+                None,
+                "North-west bot",
+                None,
+            ]
+            await watcher.close()
+    finally:
+        await asyncio.gather(asyncio.to_thread(first.stop), asyncio.to_thread(second.stop))
