@@ -23,13 +23,9 @@ from server.engine.bots.budget import (
     Deadline,
     budget_seconds,
 )
-from server.engine.bots.expert import (
-    bag_debt,
-    blind_nil_odds,
-    one_trick_less,
-    play_out,
-)
+from server.engine.bots.expert_bids import blind_nil_odds
 from server.engine.bots.expert_endgame import Endgame
+from server.engine.bots.expert_rollout import bag_debt, one_trick_less, play_out
 from server.engine.bots.knowledge import seat_state
 from server.engine.bots.rollout import Rollout
 from server.engine.cards import SPADES, card_index, taking
