@@ -26,11 +26,11 @@ from server.engine.bots.basic import (
 )
 from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.knowledge import (
+    CardChoice,
     Decision,
     Rng,
     SeatState,
     bid_numbers,
-    play_actions,
     seat_state,
 )
 from server.engine.bots.rollout import Rollout, suit_tops
@@ -196,13 +196,12 @@ def choose_play(
     if not state.played and rules.first_lead == "lowest_club":
         # The first trick's own rules (lowest clubs, forced): the basic play is fine.
         return basic.choose_play(rules, view, legal, rng)
-    plays = play_actions(legal)
-    cards = [card_index(action["card"]) for action in plays]
-    candidates = state.distinct_cards(cards)
+    choice = CardChoice.of(state, legal)
+    candidates = choice.candidates
     basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
     basic_group = next(c for c in candidates if state.same_group(c, basic_card))
     if len(candidates) == 1:
-        return plays[cards.index(candidates[0])]
+        return choice.action(candidates[0])
     if rng is None:
         rng = random.Random(view_seed(view))
     imagining = Imagining.of(view, state)
@@ -235,7 +234,7 @@ def choose_play(
             )
             totals[i] += sim.utility(tricks)
     chosen = best_scored(candidates, totals, basic_group)
-    return plays[cards.index(chosen)]
+    return choice.action(chosen)
 
 
 DECISIONS: dict[str, Decision] = {

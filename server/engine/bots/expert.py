@@ -31,7 +31,13 @@ from server.engine.bots.budget import Deadline, budget_seconds
 from server.engine.bots.expert_bids import choose_bid, choose_blind
 from server.engine.bots.expert_endgame import Endgame, SearchTooBig
 from server.engine.bots.expert_rollout import HuntingRollout
-from server.engine.bots.knowledge import Rng, SeatState, first_action, play_actions, seat_state
+from server.engine.bots.knowledge import (
+    CardChoice,
+    Rng,
+    SeatState,
+    first_action,
+    seat_state,
+)
 from server.engine.bots.rollout import Rollout, suit_tops
 from server.engine.bots.sampling import Imagining, best_scored, view_seed
 from server.engine.cards import SPADES, card_index
@@ -83,11 +89,10 @@ def choose_play(
     state = seat_state(rules, view, rng)
     if not state.played and rules.first_lead == "lowest_club":
         return basic.choose_play(rules, view, legal, rng)
-    plays = play_actions(legal)
-    cards = [card_index(action["card"]) for action in plays]
-    candidates = state.distinct_cards(cards)
+    choice = CardChoice.of(state, legal)
+    candidates = choice.candidates
     if len(candidates) == 1:
-        return plays[cards.index(candidates[0])]
+        return choice.action(candidates[0])
     basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
     basic_group = next(c for c in candidates if state.same_group(c, basic_card))
     rng = rng or random.Random(view_seed(view))
@@ -105,7 +110,7 @@ def choose_play(
             totals[i] += weight * _card_value(state, sim, solver, deal, card, exact)
         count += 1
     chosen = best_scored(candidates, totals, basic_group)
-    return plays[cards.index(chosen)]
+    return choice.action(chosen)
 
 
 def _card_value(
