@@ -9,9 +9,9 @@ Everything else gets 403 and changes nothing; ids that cannot be ids are refused
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
@@ -30,6 +30,7 @@ from server.store.nights import NightRecord
 router = APIRouter(prefix="/api", tags=["club nights"])
 WRITES = [Depends(limit_writes)]
 MAX_ROUNDS = 40
+T = TypeVar("T")
 
 
 def get_nights(request: Request) -> Nights:
@@ -140,7 +141,8 @@ async def watch_night(night_id: Id, token: Bearer, nights: NightsDep) -> NightWa
 class HostControl:
     """What a host's control of a night reads from its request (the club's and night's
     ids, checked as ids, the bearer token, the nights), taken as a dependency that reads
-    nothing: a malformed id or body is refused with 422 before anything is read."""
+    nothing: a malformed id or body is refused with 422 before anything is read, and the
+    control itself is made by `apply`."""
 
     def __init__(
         self, club_id: Id, night_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep
@@ -151,12 +153,13 @@ class HostControl:
         self.clubs = clubs
         self.nights = nights
 
-    async def night(self) -> NightRecord:
-        """The night, once the token is checked to be the club host's (403 otherwise);
-        404 when the club has no such night."""
+    async def apply(self, change: Callable[[Nights, NightRecord], Awaitable[T]]) -> T:
+        """`change` made to the night, once the token is checked to be the club host's
+        (403 otherwise); 404 when the club has no such night, and any `NightRefused` as
+        the refusal it names."""
         await host_of(self.clubs, self.club_id, self.token)
         async with refusals():
-            return await self.nights.night(self.club_id, self.night_id)
+            return await change(self.nights, await self.nights.night(self.club_id, self.night_id))
 
 
 Control = Annotated[HostControl, Depends()]
@@ -165,44 +168,34 @@ Control = Annotated[HostControl, Depends()]
 @router.post("/clubs/{club_id}/nights/{night_id}/next", status_code=201, dependencies=WRITES)
 async def next_round(control: Control, response: Response) -> ClubNight:
     """Start the next round (201); 200 when it finishes making a round begun before."""
-    night = await control.night()
-    async with refusals():
-        answer, started = await control.nights.start_next(night)
+    night, started = await control.apply(lambda nights, night: nights.start_next(night))
     if not started:
         response.status_code = 200
-    return answer
+    return night
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/members", dependencies=WRITES)
 async def add_members(control: Control, body: LateMembers) -> ClubNight:
     """Late arrivals: the rounds not yet started are scheduled again with them."""
-    night = await control.night()
-    async with refusals():
-        return await control.nights.add_members(night, body.members)
+    return await control.apply(lambda nights, night: nights.add_members(night, body.members))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/substitute", dependencies=WRITES)
 async def substitute(control: Control, body: Substitution) -> ClubNight:
     """`in` takes `out`'s place from the round being played on."""
-    night = await control.night()
-    async with refusals():
-        return await control.nights.substitute(night, body.out, body.into)
+    return await control.apply(lambda nights, night: nights.substitute(night, body.out, body.into))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/pause", dependencies=WRITES)
 async def pause(control: Control, body: Pausing) -> ClubNight:
     """While paused, no round starts; the games being played go on."""
-    night = await control.night()
-    async with refusals():
-        return await control.nights.pause(night, body.paused)
+    return await control.apply(lambda nights, night: nights.pause(night, body.paused))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/end", dependencies=WRITES)
 async def end_night(control: Control) -> ClubNight:
     """The night ends now; its games still being played stop, unrated."""
-    night = await control.night()
-    async with refusals():
-        return await control.nights.end(night)
+    return await control.apply(lambda nights, night: nights.end(night))
 
 
 async def night_seat(nights: Nights, table_id: str, seat: int, member: str) -> str | None:

@@ -16,6 +16,7 @@ import httpx
 import websockets
 
 from bench.harness import tables
+from bench.harness.server import LiveServer
 from server.engine import Rules
 from server.engine.bots import choose_action
 
@@ -168,3 +169,12 @@ async def play_turns(
 
     async with asyncio.timeout(timeout):
         await asyncio.gather(*(drive(client) for client in clients))
+
+
+async def crash_and_restart(server: LiveServer, players: list[TableClient]) -> None:
+    """`server` killed outright (no shutdown), its players' sockets closed, and started
+    again on the same port and database."""
+    server.kill()
+    for player in players:
+        await player.close()
+    await asyncio.to_thread(server.start)
