@@ -16,57 +16,88 @@ wins or loses.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
+from typing import Protocol
 
 from server.engine import Rules
 from server.engine.bots import choose_action
 from server.engine.cards import SPADES, card_index, card_order, trick_winner
 from server.engine.shapes import Action, PlayAction, View
 
+# An opponent's own decision in its one phase: an action, or None to play as its level.
+Decide = Callable[[Rules, View, random.Random | None, int | None], Action | None]
 
+
+class Opponent(Protocol):
+    """A bot with the signature of ``choose_action`` (its ``level`` is its own)."""
+
+    def __call__(
+        self,
+        rules: Rules,
+        view: View,
+        level: str = ...,
+        rng: random.Random | None = None,
+        *,
+        samples: int | None = None,
+    ) -> Action: ...
+
+
+def opponent(plays_as: str, phase: str) -> Callable[[Decide], Opponent]:
+    """Make a decision of ``phase`` an opponent that plays as the level ``plays_as``
+    everywhere else (and where the decision answers None), whatever ``level`` it is
+    asked to play."""
+
+    def make(decide: Decide) -> Opponent:
+        def play(
+            rules: Rules,
+            view: View,
+            level: str = plays_as,
+            rng: random.Random | None = None,
+            *,
+            samples: int | None = None,
+        ) -> Action:
+            if view.get("phase") == phase:
+                action = decide(rules, view, rng, samples)
+                if action is not None:
+                    return action
+            return choose_action(rules, view, plays_as, rng, samples=samples)
+
+        # Its name, module and docstring: tournament.py names an opponent by them.
+        functools.update_wrapper(play, decide)
+        return play
+
+    return make
+
+
+@opponent("advanced", "play")
 def nil_hunter(
-    rules: Rules,
-    view: View,
-    level: str = "advanced",
-    rng: random.Random | None = None,
-    *,
-    samples: int | None = None,
-) -> Action:
+    rules: Rules, view: View, rng: random.Random | None, samples: int | None
+) -> Action | None:
     """The advanced level's choice, except for cards played while hunting a nil."""
     legal = [action for action in view.get("legal") or [] if action["type"] == "play"]
-    if view.get("phase") == "play" and len(legal) > 1:
+    if len(legal) > 1:
         targets = _clean_nils(rules, view)
         if targets:
             return _hunt(rules, view, legal, targets, samples)
+    return None
+
+
+@opponent("expert", "blind")
+def expert_blind_by_rule(
+    rules: Rules, view: View, rng: random.Random | None, samples: int | None
+) -> Action:
+    """The expert's choice, with blind nil decided by the advanced level's rule."""
     return choose_action(rules, view, "advanced", rng, samples=samples)
 
 
-def expert_blind_by_rule(
-    rules: Rules,
-    view: View,
-    level: str = "expert",
-    rng: random.Random | None = None,
-    *,
-    samples: int | None = None,
-) -> Action:
-    """The expert's choice, with blind nil decided by the advanced level's rule."""
-    decider = "advanced" if view.get("phase") == "blind" else "expert"
-    return choose_action(rules, view, decider, rng, samples=samples)
-
-
+@opponent("expert", "blind")
 def expert_never_blind(
-    rules: Rules,
-    view: View,
-    level: str = "expert",
-    rng: random.Random | None = None,
-    *,
-    samples: int | None = None,
+    rules: Rules, view: View, rng: random.Random | None, samples: int | None
 ) -> Action:
     """The expert's choice, never declaring blind nil."""
-    if view.get("phase") == "blind":
-        return {"type": "blind_nil", "declare": False}
-    return choose_action(rules, view, "expert", rng, samples=samples)
+    return {"type": "blind_nil", "declare": False}
 
 
 def _clean_nils(rules: Rules, view: View) -> list[int]:

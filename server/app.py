@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
-from typing import Any
 
 import orjson
 import structlog
@@ -26,6 +25,7 @@ from server.api.security import SecurityHeaders
 from server.api.services import Services, SocketLimits, services_of
 from server.nights import Nights
 from server.observability import ERRORS, configure_logging
+from server.protocol import FieldProblem
 from server.realtime.errors import TableError
 from server.realtime.hub import TableHub
 from server.realtime.pubsub import LocalNotices, RedisNotices, TableNotices
@@ -192,8 +192,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, problem: RequestValidationError) -> JSONResponse:
-        errors: list[dict[str, Any]] = [
-            {key: value for key, value in item.items() if key in ("loc", "msg", "type")}
+        errors: list[FieldProblem] = [
+            {"type": item["type"], "loc": item["loc"], "msg": item["msg"]}
             for item in problem.errors()
         ]
         return JSONResponse({"detail": errors}, status_code=422)

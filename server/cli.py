@@ -25,7 +25,7 @@ import socket
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import psutil
 import uvicorn
@@ -39,6 +39,17 @@ from server.settings import Settings
 APP = "server.app:app"
 # uvicorn's sans-I/O websockets protocol: the one the team tests the WebSocket layer with.
 WS_PROTOCOL = "websockets-sansio"
+
+
+class ServeOptions(TypedDict):
+    """What `spades serve` sets of uvicorn's options, beside the app, host and port."""
+
+    ws: str
+    ws_max_size: int
+    ws_per_message_deflate: bool
+    proxy_headers: bool
+    forwarded_allow_ips: str | None
+    log_config: None
 
 
 def browser_url(host: str, port: int) -> str:
@@ -229,7 +240,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     if args.workers > 1:
         return serve_workers(settings, host, port, args.workers)
-    options: dict[str, Any] = {
+    options: ServeOptions = {
         "ws": WS_PROTOCOL,
         # A frame over our own limit is refused (1009) before it is read whole, not after.
         "ws_max_size": MAX_MESSAGE_BYTES,

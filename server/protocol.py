@@ -292,6 +292,15 @@ class Readiness(TypedDict):
     checks: dict[str, str]
 
 
+class FieldProblem(TypedDict):
+    """One thing a refused request got wrong (a 422 lists them as its `detail`): the
+    kind of problem, where it is (`["body", "rules", "players"]`), and in words."""
+
+    type: str
+    loc: tuple[int | str, ...]
+    msg: str
+
+
 # -- clubs (docs/clubs.md) ---------------------------------------------------------------
 
 
@@ -317,7 +326,7 @@ class JoinedClub(TypedDict):
     token: str
 
 
-def figure_fields(figures: Sequence[Figure], averages: Sequence[Average]) -> dict[str, Any]:
+def figure_fields(figures: Sequence[Figure], averages: Sequence[Average]) -> dict[str, object]:
     """One integer per figure and one number per average, each titled with its label (the
     JSON Schema's, so the client's), in the order of their declaration."""
     return {

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -74,6 +75,16 @@ def postgres_url() -> Iterator[str]:
     url = create_postgres_database()
     yield url
     drop_postgres_database(url)
+
+
+@pytest.fixture
+def haproxy() -> str:
+    """The haproxy command, for the tests of processes behind a proxy."""
+    found = shutil.which("haproxy")
+    if found is None:
+        missing_service("haproxy is not installed (apt-get install haproxy)")
+    assert found is not None
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -49,7 +49,7 @@ from bench.harness.stats import wilson
 from bench.tournament import MAX_HANDS, Decide, resolve
 from server.engine import Game, Rules
 from server.engine.bots.budget import Deadline, budget_seconds
-from server.engine.bots.expert import BLIND_NIL_SURVIVAL, blind_nil_odds
+from server.engine.bots.expert_bids import BLIND_NIL_SURVIVAL, blind_nil_odds
 from server.engine.shapes import BlindNilAction
 
 

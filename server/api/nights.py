@@ -9,9 +9,9 @@ Everything else gets 403 and changes nothing; ids that cannot be ids are refused
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
@@ -25,10 +25,12 @@ from server.engine.rules import MAX_HANDS, MAX_SCORE
 from server.nights import NightRefused, Nights
 from server.protocol import ClubNight, ClubNights, NightWatch
 from server.realtime.timer import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from server.store.nights import NightRecord
 
 router = APIRouter(prefix="/api", tags=["club nights"])
 WRITES = [Depends(limit_writes)]
 MAX_ROUNDS = 40
+T = TypeVar("T")
 
 
 def get_nights(request: Request) -> Nights:
@@ -136,68 +138,64 @@ async def watch_night(night_id: Id, token: Bearer, nights: NightsDep) -> NightWa
         return await nights.watch(night_id, token)
 
 
+class HostControl:
+    """What a host's control of a night reads from its request (the club's and night's
+    ids, checked as ids, the bearer token, the nights), taken as a dependency that reads
+    nothing: a malformed id or body is refused with 422 before anything is read, and the
+    control itself is made by `apply`."""
+
+    def __init__(
+        self, club_id: Id, night_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep
+    ) -> None:
+        self.club_id = club_id
+        self.night_id = night_id
+        self.token = token
+        self.clubs = clubs
+        self.nights = nights
+
+    async def apply(self, change: Callable[[Nights, NightRecord], Awaitable[T]]) -> T:
+        """`change` made to the night, once the token is checked to be the club host's
+        (403 otherwise); 404 when the club has no such night, and any `NightRefused` as
+        the refusal it names."""
+        await host_of(self.clubs, self.club_id, self.token)
+        async with refusals():
+            return await change(self.nights, await self.nights.night(self.club_id, self.night_id))
+
+
+Control = Annotated[HostControl, Depends()]
+
+
 @router.post("/clubs/{club_id}/nights/{night_id}/next", status_code=201, dependencies=WRITES)
-async def next_round(
-    club_id: Id,
-    night_id: Id,
-    token: Bearer,
-    response: Response,
-    clubs: Clubs,
-    nights: NightsDep,
-) -> ClubNight:
+async def next_round(control: Control, response: Response) -> ClubNight:
     """Start the next round (201); 200 when it finishes making a round begun before."""
-    await host_of(clubs, club_id, token)
-    async with refusals():
-        night, started = await nights.start_next(await nights.night(club_id, night_id))
+    night, started = await control.apply(lambda nights, night: nights.start_next(night))
     if not started:
         response.status_code = 200
     return night
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/members", dependencies=WRITES)
-async def add_members(
-    club_id: Id, night_id: Id, body: LateMembers, token: Bearer, clubs: Clubs, nights: NightsDep
-) -> ClubNight:
+async def add_members(control: Control, body: LateMembers) -> ClubNight:
     """Late arrivals: the rounds not yet started are scheduled again with them."""
-    await host_of(clubs, club_id, token)
-    async with refusals():
-        return await nights.add_members(await nights.night(club_id, night_id), body.members)
+    return await control.apply(lambda nights, night: nights.add_members(night, body.members))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/substitute", dependencies=WRITES)
-async def substitute(
-    club_id: Id,
-    night_id: Id,
-    body: Substitution,
-    token: Bearer,
-    clubs: Clubs,
-    nights: NightsDep,
-) -> ClubNight:
+async def substitute(control: Control, body: Substitution) -> ClubNight:
     """`in` takes `out`'s place from the round being played on."""
-    await host_of(clubs, club_id, token)
-    async with refusals():
-        night = await nights.night(club_id, night_id)
-        return await nights.substitute(night, body.out, body.into)
+    return await control.apply(lambda nights, night: nights.substitute(night, body.out, body.into))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/pause", dependencies=WRITES)
-async def pause(
-    club_id: Id, night_id: Id, body: Pausing, token: Bearer, clubs: Clubs, nights: NightsDep
-) -> ClubNight:
+async def pause(control: Control, body: Pausing) -> ClubNight:
     """While paused, no round starts; the games being played go on."""
-    await host_of(clubs, club_id, token)
-    async with refusals():
-        return await nights.pause(await nights.night(club_id, night_id), body.paused)
+    return await control.apply(lambda nights, night: nights.pause(night, body.paused))
 
 
 @router.post("/clubs/{club_id}/nights/{night_id}/end", dependencies=WRITES)
-async def end_night(
-    club_id: Id, night_id: Id, token: Bearer, clubs: Clubs, nights: NightsDep
-) -> ClubNight:
+async def end_night(control: Control) -> ClubNight:
     """The night ends now; its games still being played stop, unrated."""
-    await host_of(clubs, club_id, token)
-    async with refusals():
-        return await nights.end(await nights.night(club_id, night_id))
+    return await control.apply(lambda nights, night: nights.end(night))
 
 
 async def night_seat(nights: Nights, table_id: str, seat: int, member: str) -> str | None:

@@ -46,12 +46,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from server.engine.actions import IllegalAction, LogEntry, bid_refusal
+from server.engine.actions import (
+    IllegalAction,
+    LogEntry,
+    bid_refusal,
+    checked_bool,
+    checked_pass,
+    pass_actions,
+)
 from server.engine.cards import CODES, SPADES
 from server.engine.dealing import deal
 from server.engine.rules import Rules
 from server.engine.scoring import BLIND_NIL, is_nil, nil_pass_sides, side_contract
-from server.engine.shapes import Bid, Event, Phase
+from server.engine.shapes import Action, Bid, Event, Phase
 from server.engine.table import Table
 
 
@@ -202,6 +209,19 @@ class Auction:
             low = max(1, rules.min_team_bid - int(partner_bid))
         return ([0] if allow_nil else []) + list(range(low, self.table.hand_size + 1))
 
+    def legal(self, seat: int) -> list[Action]:
+        """Every action of the phase under way that ``seat``, on turn (or a passer still to
+        choose), may take: each set of cards of a pass once, in hand order."""
+        phase = self.phase
+        if phase == "bid":
+            return [{"type": "bid", "bid": bid} for bid in self.legal_bids(seat)]
+        if phase == "blind":
+            return [{"type": "blind_nil", "declare": True}, {"type": "blind_nil", "declare": False}]
+        if phase == "draw":
+            return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
+        hand = self.table.order.sorted_codes(self.hands[seat])
+        return [*pass_actions(hand, self.pass_count())]
+
     def checked_bid(self, seat: int, bid: object) -> int:
         """``bid`` if ``seat`` may make it now, else the IllegalAction saying why."""
         if isinstance(bid, bool) or not isinstance(bid, int):
@@ -222,6 +242,18 @@ class Auction:
     # ------------------------------------------------------------------- acting
     # Each action is checked by the game first; each appends itself to the log and
     # returns its events.
+
+    def act(self, seat: int, kind: str, value: object) -> list[Event]:
+        """``seat``'s action of the phase under way, its ``kind`` and the ``value`` of its
+        field as ``actions.action_kind`` read them (the seat is on turn): its value
+        checked, else the IllegalAction saying why."""
+        if kind == "bid":
+            return self.bid(seat, self.checked_bid(seat, value))
+        if kind == "blind_nil":
+            return self.declare_blind(seat, checked_bool(value, "declare"))
+        if kind == "draw":
+            return self.draw(seat, checked_bool(value, "keep"))
+        return self.choose_pass(seat, checked_pass(value, self.pass_count(), self.hands[seat]))
 
     def declare_blind(self, seat: int, declare: bool) -> list[Event]:
         self.blind_queue.pop(0)

@@ -57,6 +57,7 @@ from operator import itemgetter
 
 from server.engine.auction import Auction
 from server.engine.cards import CLUBS, CODES, INDEX, SPADES, CardOrder
+from server.engine.shapes import HandClaim
 from server.engine.table import Table
 from server.engine.tricks import Tricks
 
@@ -111,6 +112,35 @@ def claim_holds(table: Table, tricks: Tricks, auction: Auction, seat: int) -> bo
         seen,
     )
     return holds(knowledge, table.order, table.later_wins)
+
+
+class ClaimCheck:
+    """A game's answer to ``claim_holds`` for the seat about to lead, worked out once per
+    trick however many views and ``legal`` calls ask."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        # The answer as ``(hand_number, trick_number, answer)``.
+        self._known: tuple[int, int, bool] | None = None
+
+    def may_claim(
+        self, table: Table, tricks: Tricks, auction: Auction, hand_number: int, seat: int
+    ) -> bool:
+        """Whether ``seat``, about to lead, may claim the rest of hand ``hand_number``."""
+        known = self._known
+        if known is not None and known[0] == hand_number and known[1] == tricks.number:
+            return known[2]
+        answer = claim_holds(table, tricks, auction, seat)
+        self._known = (hand_number, tricks.number, answer)
+        return answer
+
+
+def lay_down(table: Table, tricks: Tricks, seat: int) -> HandClaim:
+    """``seat``'s checked claim made: its cards laid down (sorted), the rest of the
+    tricks credited to it."""
+    cards = table.order.sorted_codes(tricks.hand(seat))
+    return {"seat": seat, "cards": cards, "tricks": tricks.claim(seat)}
 
 
 def seat_knowledge(

@@ -422,7 +422,8 @@ def frozen(data: RulesData) -> Frozen:
     return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in data.items())
 
 
-def thawed(key: Frozen) -> dict[str, Any]:
+def thawed(key: Frozen) -> RuleValues:
+    """The rules `frozen` made a key of."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in key}
 
 

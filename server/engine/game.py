@@ -21,13 +21,9 @@ exchange, all passers at once), ``"draw"`` (two players), ``"bid"``, ``"play"``,
 ``"over"``. After the last trick the hand is scored and the next hand starts at once.
 
 Decisions where docs/rules.md is silent (those of the bidding phases are in
-``server.engine.auction``, those of the first trick in ``server.engine.tricks``):
+``server.engine.auction``, those of the first trick in ``server.engine.tricks``, when the
+game ends in ``server.engine.results``):
 
-- The game ends after a hand when a side reaches ``target_score``, after hand ``hand_limit`` when
-  one is set (the highest score winning, a tie without a winner), or when any side falls to
-  ``lose_score``; the highest score wins, and a tie for the highest plays another hand.
-  ``all_tricks: "win"`` gives the game to the side that took every trick, whatever
-  the scores.
 - The previous hand's last trick stays in ``view()["last_trick"]`` until the first trick
   of the new hand is complete.
 - Six players may play in partnerships (0&3, 1&4, 2&5) when ``partnerships: true``.
@@ -55,7 +51,8 @@ its last bid: blind nil, pass, draw, bids), ``tricks`` (the card play of one han
 state), ``play`` (which cards may be played), ``cards`` (who takes a trick), ``actions``
 (action shapes and refusals), ``view`` (what a seat sees), ``reading`` (what the view and
 the saved state read of a game, so that neither imports ``Game``), ``dealing`` (decks,
-shuffles, the deal), ``scoring``.
+shuffles, the deal), ``claims`` (whether the leader may claim the rest), ``results`` (a
+finished hand's record, the game's end), ``scoring``.
 
 Events returned by ``act`` (a list of dicts, each with ``"type"``; ``Event`` in
 ``server.engine.shapes``): ``hand_start``, ``blind_nil``, ``pass_chosen`` (seat only),
@@ -78,20 +75,17 @@ from server.engine.actions import (
     action_dict,
     action_kind,
     bad_seat,
-    checked_bool,
     checked_code,
-    checked_pass,
     claim_refusal,
-    pass_actions,
 )
 from server.engine.auction import Auction
 from server.engine.cards import INDEX, CardOrder, Taken
-from server.engine.claims import claim_holds
+from server.engine.claims import ClaimCheck, lay_down
 from server.engine.dealing import checked_deck, hand_deck, shuffle
 from server.engine.fairness import Deals, HandFairness, NextDeal, checked_seed
+from server.engine.results import game_end, hand_result
 from server.engine.rules import BiddingFormat, Rules
 from server.engine.saved import STATE_FORMAT, current_state, read_state, trick_plays
-from server.engine.scoring import final_bids, game_winner, leader, score_sides
 from server.engine.shapes import (
     Action,
     Bid,
@@ -134,9 +128,8 @@ class Game:
     # The current hand's phases: its auction, and its tricks once play has started.
     _auction: Auction
     _tricks: Tricks | None
-    # Whether the seat about to lead may claim, as ``(hand_number, trick_number, answer)``:
-    # worked out once per trick, however many views ask.
-    _claim: tuple[int, int, bool] | None
+    # Whether the seat about to lead may claim, worked out once per trick.
+    _claims: ClaimCheck
 
     def __init__(
         self,
@@ -176,7 +169,7 @@ class Game:
         self.dealer = (dealer - 1) % players
         # The last trick of the hands before this one (the view's until this hand's first).
         self._last_trick: Taken | None = None
-        self._claim = None
+        self._claims = ClaimCheck()
         self._start_hand(None)
 
     # ----------------------------------------------------------------- public reading
@@ -286,14 +279,7 @@ class Game:
         if phase == "play" and tricks is not None:
             # A seat given as another kind of int: the same answer as the common case.
             return self.legal(int(seat))
-        if phase == "bid":
-            return [{"type": "bid", "bid": bid} for bid in self._auction.legal_bids(seat)]
-        if phase == "blind":
-            return [{"type": "blind_nil", "declare": True}, {"type": "blind_nil", "declare": False}]
-        if phase == "draw":
-            return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
-        hand = self._table.order.sorted_codes(self.hands[seat])
-        return [*pass_actions(hand, self._auction.pass_count())]
+        return self._auction.legal(seat)
 
     def legal_cards(self, seat: int) -> list[str]:
         """Fast path for bots and benchmarks: the cards ``seat`` may play now.
@@ -379,16 +365,7 @@ class Game:
             if tricks.over:
                 self._finish_hand(events)
             return events
-        auction = self._auction
-        if kind == "bid":
-            events = auction.bid(seat, auction.checked_bid(seat, value))
-        elif kind == "blind_nil":
-            events = auction.declare_blind(seat, checked_bool(value, "declare"))
-        elif kind == "draw":
-            events = auction.draw(seat, checked_bool(value, "keep"))
-        else:
-            passed = checked_pass(value, auction.pass_count(), auction.hands[seat])
-            events = auction.choose_pass(seat, passed)
+        events = self._auction.act(seat, kind, value)
         self._follow_auction()
         return events
 
@@ -417,20 +394,15 @@ class Game:
         self.act(seat, {"type": "play", "card": card})
 
     def _may_claim(self, tricks: Tricks) -> bool:
-        """Whether the seat on lead may claim now (``server.engine.claims``), once per
-        trick."""
-        known = self._claim
-        if known is not None and known[0] == self.hand_number and known[1] == tricks.number:
-            return known[2]
-        answer = claim_holds(self._table, tricks, self._auction, self.seat_to_play)
-        self._claim = (self.hand_number, tricks.number, answer)
-        return answer
+        """Whether the seat on lead may claim now (``server.engine.claims``)."""
+        return self._claims.may_claim(
+            self._table, tricks, self._auction, self.hand_number, self.seat_to_play
+        )
 
     def _claim_rest(self, seat: int, tricks: Tricks) -> list[Event]:
         """``seat``'s checked claim: its cards laid down, the rest of the tricks its own,
         the hand scored."""
-        cards = self._table.order.sorted_codes(tricks.hand(seat))
-        claim: HandClaim = {"seat": seat, "cards": cards, "tricks": tricks.claim(seat)}
+        claim = lay_down(self._table, tricks, seat)
         self._log.append((seat, "claim", True))
         events: list[Event] = [{"type": "claim", **claim}]
         self._finish_hand(events, claim)
@@ -624,7 +596,7 @@ class Game:
         game.seat_to_play = saved.seat_to_play
         game._auction = saved.auction
         game._tricks = saved.tricks
-        game._claim = None
+        game._claims = ClaimCheck()
         return game
 
     # ------------------------------------------------------------------ from hand to hand
@@ -666,24 +638,22 @@ class Game:
 
     def _finish_hand(self, events: list[Event] | None, claim: HandClaim | None = None) -> None:
         """Score the hand whose last trick was just taken, or that ``claim`` ended; then
-        the next hand, or the end."""
-        rules = self.rules
+        the next hand, or the end (``server.engine.results``)."""
         tricks = self._tricks
         assert tricks is not None
         auction = self._auction
-        # Every seat has bid by the last trick.
-        sides = score_sides(auction.rules, final_bids(auction.bids), tricks.tricks_won, self.scores)
+        result = hand_result(
+            auction.rules,
+            self.hand_number,
+            self.dealer,
+            auction.bids,
+            tricks.tricks_won,
+            self.scores,
+            auction.deal,
+            claim,
+        )
+        sides = result["sides"]
         self._scores = [[side["score"], side["bags"]] for side in sides]
-        result: HandResult = {
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "bids": list(auction.bids),
-            "tricks": list(tricks.tricks_won),
-            "sides": sides,
-            "deal": auction.deal,
-        }
-        if claim is not None:
-            result["claim"] = claim
         self.hand_results.append(result)
         # `played` is a new list each hand: kept as it is, the dicts made only when asked.
         self._last_trick = tricks.last_trick
@@ -696,11 +666,8 @@ class Game:
         self._hands_played = {self.hand_number: (tricks.played, taker)}
         if events is not None:
             events.append({"type": "hand_scored", **copy_result(result)})
-        self.winner = game_winner(rules, sides)
-        last = rules.hand_limit is not None and self.hand_number >= rules.hand_limit
-        if self.winner is None and last:
-            self.winner = leader(sides)
-        if self.winner is not None or last:
+        over, self.winner = game_end(self.rules, self.hand_number, sides)
+        if over:
             self.phase = "over"
             if events is not None:
                 events.append({"type": "game_over", "winner": self.winner, "scores": self.scores})

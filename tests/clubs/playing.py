@@ -10,7 +10,11 @@ from typing import Any
 import httpx
 
 from server.clubs.figures import STORED
-from server.engine import Rules
+from server.engine import Rules, SideScore
+from server.store.club_results import write_club_results
+from server.store.records import ActionWrite
+from server.store.repository import TableStore
+from server.store.statements import CoreWriter
 from tests.realtime.players import TableClient, play_turns
 from tests.realtime.test_protocol import check, published_schema
 
@@ -62,6 +66,51 @@ async def club_table(
     made = await http.post("/api/tables", json=body)
     assert made.status_code == 201, made.text
     return str(made.json()["id"])
+
+
+async def abandoned_club_game(http: httpx.AsyncClient, club: Club, rules: dict[str, Any]) -> str:
+    """A club table made by the host with `rules`, bots in every seat, ended by the host
+    (its game listed abandoned, never rated): its id."""
+    made = await http.post(
+        "/api/tables", json={"club": club.id, "host_token": club.host_token, "rules": rules}
+    )
+    assert made.status_code == 201, made.text
+    created = made.json()
+    for seat in range(4):
+        bot = await http.post(
+            f"/api/tables/{created['id']}/seats/{seat}/bot",
+            json={"level": "basic", "host_token": created["host_token"]},
+        )
+        assert bot.status_code == 201, bot.text
+    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
+    assert ended.status_code == 204
+    return str(created["id"])
+
+
+async def write_game_end(
+    store: TableStore, table_id: str, winner: int, final_scores: list[SideScore] | None
+) -> None:
+    """A write ending the table's game as `winner` with `final_scores`, given to
+    `write_club_results` alone on its own transaction (as a retried commit, or a table
+    seated past the API's checks, would give it)."""
+    record = await store.load(table_id)
+    assert record is not None and record.game is not None
+    end = ActionWrite(
+        table_id=table_id,
+        old_version=record.version,
+        status="over",
+        game_id=record.game.id,
+        seq=0,
+        seat=0,
+        action={"type": "bid", "bid": 1},
+        snapshot=None,
+        new_hands=[],
+        first_hand_number=0,
+        winner=winner,
+        final_scores=final_scores,
+    )
+    async with store.engine.begin() as connection:
+        await connection.run_sync(lambda sync: write_club_results(CoreWriter(sync), [end]))
 
 
 async def seat_members(

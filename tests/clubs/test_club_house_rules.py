@@ -9,7 +9,7 @@ import json
 from urllib.parse import parse_qs, urlsplit
 
 from server.engine import Rules
-from tests.clubs.playing import FAST, bearer, club_table, make_club
+from tests.clubs.playing import FAST, abandoned_club_game, bearer, club_table, make_club
 from tests.realtime.test_protocol import check, published_schema
 
 HOUSE = {"preset": "whiz", "deck": "jokers", "target_score": 300, "bags": False}
@@ -71,18 +71,7 @@ async def test_the_host_sets_house_rules_and_new_club_tables_take_them(served, h
 async def test_a_club_game_links_its_rules_again(served, http):
     club = await make_club(http, [])
     rules = {"preset": "mirror", "target_score": 150}
-    made = await http.post(
-        "/api/tables", json={"club": club.id, "host_token": club.host_token, "rules": rules}
-    )
-    created = made.json()
-    for seat in range(4):
-        bot = await http.post(
-            f"/api/tables/{created['id']}/seats/{seat}/bot",
-            json={"level": "basic", "host_token": created["host_token"]},
-        )
-        assert bot.status_code == 201, bot.text
-    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
-    assert ended.status_code == 204
+    await abandoned_club_game(http, club, rules)
     page = (await http.get(f"/api/clubs/{club.id}", headers=bearer(club.host_token))).json()
     [game] = page["games"]
     link = urlsplit(game["rules_link"])

@@ -14,14 +14,12 @@ from fastapi import FastAPI
 from server.api.services import services_of
 from server.clubs.figures import AVERAGES, STORED
 from server.clubs.figures import FIGURES as DECLARED
-from server.store.club_results import write_club_results
 from server.store.clubs import ClubStore
-from server.store.records import ActionWrite
-from server.store.statements import CoreWriter
 from tests.clubs.playing import (
     FAST,
     FIGURES,
     Club,
+    abandoned_club_game,
     add,
     bearer,
     club_table,
@@ -29,6 +27,7 @@ from tests.clubs.playing import (
     make_club,
     play_to_the_end,
     seat_members,
+    write_game_end,
 )
 from tests.realtime.players import TableClient
 from tests.realtime.test_protocol import check, published_schema
@@ -100,22 +99,7 @@ async def write_the_end_again(app: FastAPI, table_id: str) -> None:
     assert record is not None and record.game is not None
     info = record.game.snapshot
     scores = info["scores"] if isinstance(info, dict) and "scores" in info else None
-    write = ActionWrite(
-        table_id=table_id,
-        old_version=record.version,
-        status="over",
-        game_id=record.game.id,
-        seq=0,
-        seat=0,
-        action={"type": "bid", "bid": 1},
-        snapshot=None,
-        new_hands=[],
-        first_hand_number=0,
-        winner=record.series.index(max(record.series)),
-        final_scores=scores,
-    )
-    async with store.engine.begin() as connection:
-        await connection.run_sync(lambda sync: write_club_results(CoreWriter(sync), [write]))
+    await write_game_end(store, table_id, record.series.index(max(record.series)), scores)
 
 
 async def test_a_club_plays_two_games_and_its_figures_match_their_histories(served, http):
@@ -282,23 +266,11 @@ async def test_club_tables_remember_the_usual_rules_and_list_unfinished_games(se
     assert shown["rules"] == {"preset": "competitive", "target_score": 200}
     assert {t["id"] for t in shown["tables"]} == {first, second}
     # Bots fill the table, the host ends it: the game is listed abandoned, never rated.
-    table = await http.post(
-        "/api/tables", json={"club": club.id, "host_token": club.host_token, "rules": FAST}
-    )
-    assert table.status_code == 201
-    created = table.json()
-    for seat in range(4):
-        bot = await http.post(
-            f"/api/tables/{created['id']}/seats/{seat}/bot",
-            json={"level": "basic", "host_token": created["host_token"]},
-        )
-        assert bot.status_code == 201, bot.text
-    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
-    assert ended.status_code == 204
+    abandoned = await abandoned_club_game(http, club, FAST)
     after = await page(http, club, club.token(ann))
     [game] = after["games"]
-    assert game["table"] == created["id"] and game["abandoned"] and not game["rated"]
-    assert created["id"] not in {t["id"] for t in after["tables"]}
+    assert game["table"] == abandoned and game["abandoned"] and not game["rated"]
+    assert abandoned not in {t["id"] for t in after["tables"]}
 
 
 async def test_no_club_answer_or_table_message_leaks_a_secret_or_the_club(served, http):

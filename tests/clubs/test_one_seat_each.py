@@ -13,13 +13,11 @@ from sqlalchemy import update
 
 from server.api.services import services_of
 from server.clubs.ratings import fresh, rate
+from server.engine import SideScore
 from server.realtime.hosting import hash_token, new_token
-from server.store.club_results import write_club_results
 from server.store.clubs import ClubStore
 from server.store.models import CLUB_GAMES
-from server.store.records import ActionWrite
-from server.store.statements import CoreWriter
-from tests.clubs.playing import Club, bearer, make_club
+from tests.clubs.playing import Club, bearer, make_club, write_game_end
 
 
 async def club_table(http: httpx.AsyncClient, club: Club, by: str) -> dict[str, Any]:
@@ -83,25 +81,9 @@ async def test_a_game_with_one_member_on_both_sides_is_never_rated_or_counted(
     for seat in (2, 3):
         await hub.add_bot(table_id, seat, "basic", host_token=table["host_token"])
 
+    scores: list[SideScore] = [{"score": 120, "bags": 0}, {"score": 40, "bags": 0}]
     store = hub.store
-    record = await store.load(table_id)
-    assert record is not None and record.game is not None
-    end = ActionWrite(
-        table_id=table_id,
-        old_version=record.version,
-        status="over",
-        game_id=record.game.id,
-        seq=0,
-        seat=0,
-        action={"type": "bid", "bid": 1},
-        snapshot=None,
-        new_hands=[],
-        first_hand_number=0,
-        winner=0,
-        final_scores=[{"score": 120, "bags": 0}, {"score": 40, "bags": 0}],
-    )
-    async with store.engine.begin() as connection:
-        await connection.run_sync(lambda sync: write_club_results(CoreWriter(sync), [end]))
+    await write_game_end(store, table_id, 0, scores)
 
     page = (await client.get(f"/api/clubs/{club.id}", headers=bearer(club.host_token))).json()
     (game,) = page["games"]

@@ -85,6 +85,24 @@ def play_game(
     return game, phases
 
 
+def all_legal(
+    preset: str, overrides: dict[str, Any], level: str, seed: int, samples: int
+) -> tuple[Rules, bool]:
+    """Two hands of a legality case, every seat a bot of `level` (asked about blind nil
+    every other hand when the rules ask every hand): each choice legal (`play_game`
+    checks it) and every phase of the rules reached. The rules, and whether blind nil
+    is asked every hand."""
+    rules = Rules.preset(preset, target_score=300, **overrides)
+    asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
+    everyone = dict.fromkeys(range(rules.players), level)
+    game, phases = play_game(
+        rules, seed, everyone, force_blind_nil=asked_every_hand, max_hands=2, samples=samples
+    )
+    assert game.hand_results
+    assert game_phases(rules, asked_every_hand) <= phases
+    return rules, asked_every_hand
+
+
 def basic_bots(seats: set[int]) -> dict[int, str]:
     """``levels`` for basic bots in ``seats``."""
     return dict.fromkeys(seats, "basic")

@@ -16,7 +16,7 @@ import pytest
 
 from server.engine import Game, Rules, deck_codes
 from server.engine.bots import BOT_LEVELS, choose_action
-from tests.engine.bot_games import LEGALITY_CASES, blind_view, game_phases, play_game
+from tests.engine.bot_games import LEGALITY_CASES, all_legal, blind_view, play_game
 from tests.engine.timing import heap_frozen
 
 STANDARD = Rules.preset("standard")
@@ -171,14 +171,7 @@ def test_a_hidden_card_never_reaches_the_bot() -> None:
 
 @pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
 def test_advanced_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any]) -> None:
-    rules = Rules.preset(preset, target_score=300, **overrides)
-    asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
-    everyone = dict.fromkeys(range(rules.players), "advanced")
-    game, phases = play_game(
-        rules, 11, everyone, force_blind_nil=asked_every_hand, max_hands=2, samples=4
-    )
-    assert game.hand_results
-    assert game_phases(rules, asked_every_hand) <= phases
+    rules, asked_every_hand = all_legal(preset, overrides, "advanced", 11, samples=4)
     # Against random players and basic bots: odd bids and odd cards to read.
     mixed = {seat: ("advanced", "basic")[seat % 2] for seat in range(0, rules.players, 2)}
     mixed[rules.players - 1] = "advanced"

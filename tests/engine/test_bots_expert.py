@@ -23,18 +23,14 @@ from server.engine.bots.budget import (
     Deadline,
     budget_seconds,
 )
-from server.engine.bots.expert import (
-    bag_debt,
-    blind_nil_odds,
-    one_trick_less,
-    play_out,
-)
+from server.engine.bots.expert_bids import blind_nil_odds
 from server.engine.bots.expert_endgame import Endgame
+from server.engine.bots.expert_rollout import bag_debt, one_trick_less, play_out
 from server.engine.bots.knowledge import seat_state
 from server.engine.bots.rollout import Rollout
 from server.engine.cards import SPADES, card_index, taking
 from server.engine.shapes import Bid
-from tests.engine.bot_games import LEGALITY_CASES, blind_view, game_phases, play_game
+from tests.engine.bot_games import LEGALITY_CASES, all_legal, blind_view
 from tests.engine.stacking import bid_all, stacked_game
 from tests.engine.timing import heap_frozen
 
@@ -47,14 +43,7 @@ def test_expert_is_a_level() -> None:
 
 @pytest.mark.parametrize(("preset", "overrides"), LEGALITY_CASES)
 def test_expert_bots_always_choose_a_legal_action(preset: str, overrides: dict[str, Any]) -> None:
-    rules = Rules.preset(preset, target_score=300, **overrides)
-    asked_every_hand = rules.blind_nil and rules.blind_nil_behind_by is None
-    everyone = dict.fromkeys(range(rules.players), "expert")
-    game, phases = play_game(
-        rules, 13, everyone, force_blind_nil=asked_every_hand, max_hands=2, samples=2
-    )
-    assert game.hand_results
-    assert game_phases(rules, asked_every_hand) <= phases
+    all_legal(preset, overrides, "expert", 13, samples=2)
 
 
 def test_choice_depends_only_on_the_view() -> None:

@@ -70,12 +70,12 @@ def test_expert_weighs_whiz_nil_on_its_play_outs_even_for_an_average_hand():
     count out, and gives the answer of the play-outs (either is legal; nil was weighed)."""
     rules = Rules.preset("whiz")
     game = stacked_game(rules, {0: "2S 9C 8C 7C 6C 5C 4D 3D 2D AH 3H 4H 5H"})
-    from server.engine.bots.expert import _bid_candidates
+    from server.engine.bots.expert_bids import bid_candidates
     from server.engine.bots.knowledge import bid_numbers, seat_state
 
     view = game.view(0)
     state = seat_state(rules, view, random.Random(1))
-    candidates = _bid_candidates(rules, view, state, view["legal"], 1)
+    candidates = bid_candidates(rules, view, state, view["legal"], 1)
     assert candidates == [0, 1] == bid_numbers(view["legal"])
 
 

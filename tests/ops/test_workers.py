@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,19 +17,9 @@ import pytest
 
 from bench.harness.tables import connect, create_table, take_seats
 from server.workers import Backend, haproxy_config
-from tests.conftest import missing_service
 from tests.ops.test_cli import SPADES, read_lines
 
 POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/spades"
-
-
-@pytest.fixture
-def haproxy() -> str:
-    found = shutil.which("haproxy")
-    if found is None:
-        missing_service("haproxy is not installed (apt-get install haproxy)")
-    assert found is not None
-    return found
 
 
 def workers_env(**settings: str) -> dict[str, str]:

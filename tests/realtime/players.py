@@ -16,6 +16,7 @@ import httpx
 import websockets
 
 from bench.harness import tables
+from bench.harness.server import LiveServer
 from server.engine import Rules
 from server.engine.bots import choose_action
 
@@ -58,12 +59,18 @@ class TableClient:
             f"ws://{self.address}/ws/tables/{self.table_id}", max_size=2**22
         )
         self.close_code = None
-        self.reader = asyncio.create_task(self._read())
+        self.read_from(self.socket)
         hello = {"type": "hello", "token": self.token, "version": version}
         if self.host_token is not None:
             hello["host_token"] = self.host_token
         await self.send(hello)
         return await self.until(lambda m: m["type"] == "state" and "chat" in m)
+
+    def read_from(self, socket: Any) -> None:
+        """Read `socket`'s messages from now on, in the background (``connect`` opens and
+        reads its own; a test may hand over one it opened itself)."""
+        self.socket = socket
+        self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
         try:
@@ -162,3 +169,12 @@ async def play_turns(
 
     async with asyncio.timeout(timeout):
         await asyncio.gather(*(drive(client) for client in clients))
+
+
+async def crash_and_restart(server: LiveServer, players: list[TableClient]) -> None:
+    """`server` killed outright (no shutdown), its players' sockets closed, and started
+    again on the same port and database."""
+    server.kill()
+    for player in players:
+        await player.close()
+    await asyncio.to_thread(server.start)

@@ -23,9 +23,8 @@ time.sleep(120)
 
 
 STARTED = """
-import asyncio, sys, time
+import asyncio, multiprocessing, sys, time
 from server.app import create_app
-from server.realtime.bots import POOLS
 from server.settings import Settings
 
 async def main():
@@ -34,10 +33,11 @@ async def main():
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         deadline = time.monotonic() + 30
-        while (3 not in POOLS or len(POOLS[3]._processes) < 3) and time.monotonic() < deadline:
+        while len(multiprocessing.active_children()) < 3 and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        # The pool's own record of its processes: nothing has been asked of it yet.
-        print(" ".join(str(p.pid) for p in POOLS[3]._processes.values()), flush=True)
+        # The server's child processes (its decision processes, the pool's only ones):
+        # nothing has been asked of the pool yet.
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
 
 asyncio.run(main())
 """

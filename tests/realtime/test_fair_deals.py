@@ -26,7 +26,13 @@ from server.realtime.errors import TableError
 from server.realtime.room import Room
 from server.store.records import GameRecord, SeatRecord, TableRecord
 from tests.fairness_verifier import verify_record
-from tests.realtime.players import TableClient, create_table, play_turns, seat_players
+from tests.realtime.players import (
+    TableClient,
+    crash_and_restart,
+    create_table,
+    play_turns,
+    seat_players,
+)
 
 VARIANTS = [
     {"preset": "standard"},
@@ -278,10 +284,7 @@ async def test_a_killed_server_keeps_every_seed_and_its_deals_still_verify(datab
             )
             assert before["fairness"]["hand"] == 2
 
-        server.kill()
-        for player in players:
-            await player.close()
-        await asyncio.to_thread(server.start)
+        await crash_and_restart(server, players)
 
         async with httpx.AsyncClient(base_url=server.url) as http:
             for player in players:

@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -82,53 +83,78 @@ async def take_seat(http: httpx.AsyncClient, table_id: str, seat: int) -> str:
     return response.json()["token"]
 
 
-def watch_and_hold(
-    first: LiveServer, second: LiveServer, table_id: str, token: str
-) -> tuple[list[TableClient], TableClient, TableClient]:
-    """Clients (not yet connected): a spectator on each process, and the seat's player
-    through process A and through process B."""
-    spectators = [TableClient(address(first), table_id), TableClient(address(second), table_id)]
-    through_a = TableClient(address(first), table_id, token)
-    through_b = TableClient(address(second), table_id, token)
-    return spectators, through_a, through_b
+@dataclass
+class SeatedTable:
+    """A standard table on two processes, Ann in seat 0 (her `token`), made through
+    `http` (open while the set-up lasts); every client made by `client` is closed after."""
+
+    first: LiveServer
+    second: LiveServer
+    http: httpx.AsyncClient
+    table_id: str
+    token: str
+    clients: list[TableClient] = field(default_factory=list)
+
+    def client(self, server: LiveServer, token: str | None = None) -> TableClient:
+        """A client (not yet connected) of the table through `server`."""
+        client = TableClient(address(server), self.table_id, token)
+        self.clients.append(client)
+        return client
+
+    def watch_and_hold(self) -> tuple[list[TableClient], TableClient, TableClient]:
+        """Clients (not yet connected): a spectator on each process, and the seat's player
+        through process A and through process B."""
+        spectators = [self.client(self.first), self.client(self.second)]
+        return spectators, self.client(self.first, self.token), self.client(self.second, self.token)
+
+
+@asynccontextmanager
+async def seated_table(
+    migrated_postgres_url: str,
+    redis_url: str,
+    env: dict[str, str] | None = None,
+    made_on_second: bool = False,
+) -> AsyncIterator[SeatedTable]:
+    """`two_processes` with a table made and Ann seated through the first (or the
+    second) process."""
+    async with two_processes(migrated_postgres_url, redis_url, env) as (first, second):
+        http = httpx.AsyncClient(base_url=(second if made_on_second else first).url)
+        table: SeatedTable | None = None
+        try:
+            table_id = await create_table(http, {"preset": "standard"})
+            table = SeatedTable(first, second, http, table_id, await take_seat(http, table_id, 0))
+            yield table
+        finally:
+            for client in table.clients if table is not None else []:
+                await client.close()
+            await http.aclose()
 
 
 async def test_a_seat_held_through_another_process_stays_present(migrated_postgres_url, redis_url):
-    async with two_processes(migrated_postgres_url, redis_url) as (first, second):
-        clients: list[TableClient] = []
-        try:
-            async with httpx.AsyncClient(base_url=first.url) as http:
-                table_id = await create_table(http, {"preset": "standard"})
-                token = await take_seat(http, table_id, 0)
-            spectators, through_a, through_b = watch_and_hold(first, second, table_id, token)
-            clients += [*spectators, through_a, through_b]
-            for spectator in spectators:
-                await spectator.connect()
-            await through_a.connect()
-            for spectator in spectators:
-                await spectator.until(
-                    lambda m: (s := seat_shown(m, 0)) is not None and s["connected"]
-                )
-            await through_b.connect()
-            present_from = [len(spectator.messages) for spectator in spectators]
+    async with seated_table(migrated_postgres_url, redis_url) as table:
+        spectators, through_a, through_b = table.watch_and_hold()
+        for spectator in spectators:
+            await spectator.connect()
+        await through_a.connect()
+        for spectator in spectators:
+            await spectator.until(lambda m: (s := seat_shown(m, 0)) is not None and s["connected"])
+        await through_b.connect()
+        present_from = [len(spectator.messages) for spectator in spectators]
 
-            await closed_on(first, through_a, barrier=spectators[0])
-            # Several expiries pass: the renewals keep the seat held, nothing may change.
-            await asyncio.sleep(3 * EXPIRY)
-            await spectators[1].send({"type": "chat", "text": "still here?"})
-            for spectator, start in zip(spectators, present_from, strict=True):
-                await spectator.until(lambda m: m["type"] == "chat" and m["text"] == "still here?")
-                flickers = [m for m in spectator.messages[start:] if shows_away(0)(m)]
-                assert flickers == [], "a spectator saw the seat away while process B held it"
-                assert spectator.state is not None
-                assert spectator.state["table"]["seats"][0]["connected"] is True
+        await closed_on(table.first, through_a, barrier=spectators[0])
+        # Several expiries pass: the renewals keep the seat held, nothing may change.
+        await asyncio.sleep(3 * EXPIRY)
+        await spectators[1].send({"type": "chat", "text": "still here?"})
+        for spectator, start in zip(spectators, present_from, strict=True):
+            await spectator.until(lambda m: m["type"] == "chat" and m["text"] == "still here?")
+            flickers = [m for m in spectator.messages[start:] if shows_away(0)(m)]
+            assert flickers == [], "a spectator saw the seat away while process B held it"
+            assert spectator.state is not None
+            assert spectator.state["table"]["seats"][0]["connected"] is True
 
-            await through_b.close()
-            for spectator in spectators:
-                await spectator.until(shows_away(0), timeout=5)
-        finally:
-            for client in clients:
-                await client.close()
+        await through_b.close()
+        for spectator in spectators:
+            await spectator.until(shows_away(0), timeout=5)
 
 
 def on_turn(seat: int) -> Callable[[dict[str, Any]], bool]:
@@ -150,47 +176,38 @@ async def fill_with_bots(http: httpx.AsyncClient, table_id: str) -> None:
 
 async def test_no_bot_takes_a_seat_while_another_process_holds_it(migrated_postgres_url, redis_url):
     env = {"SPADES_GRACE_SECONDS": str(GRACE)}
-    async with two_processes(migrated_postgres_url, redis_url, env) as (first, second):
-        clients: list[TableClient] = []
-        try:
-            async with httpx.AsyncClient(base_url=first.url) as http:
-                table_id = await create_table(http, {"preset": "standard"})
-                token = await take_seat(http, table_id, 0)
-                spectators, through_a, through_b = watch_and_hold(first, second, table_id, token)
-                clients += [*spectators, through_a, through_b]
-                for client in clients:
-                    await client.connect()
-                await fill_with_bots(http, table_id)
-            for spectator in spectators:
-                await spectator.until(on_turn(0))
-            on_turn_from = [len(spectator.messages) for spectator in spectators]
+    async with seated_table(migrated_postgres_url, redis_url, env) as table:
+        spectators, through_a, through_b = table.watch_and_hold()
+        for client in table.clients:
+            await client.connect()
+        await fill_with_bots(table.http, table.table_id)
+        for spectator in spectators:
+            await spectator.until(on_turn(0))
+        on_turn_from = [len(spectator.messages) for spectator in spectators]
 
-            await closed_on(first, through_a, barrier=spectators[0])
-            # Five grace times pass with the seat on turn: no bot may act for it.
-            await asyncio.sleep(5 * GRACE)
-            await spectators[1].send({"type": "chat", "text": "your turn"})
-            for spectator, start in zip(spectators, on_turn_from, strict=True):
-                await spectator.until(lambda m: m["type"] == "chat" and m["text"] == "your turn")
-                seen = spectator.messages[start:]
-                assert not [m for m in seen if shows_away(0)(m) or autoplayed(0)(m)]
-                assert spectator.state is not None
-                assert spectator.state["state"]["bids"][0] is None
-                assert spectator.state["table"]["seats"][0] == {
-                    "seat": 0,
-                    "name": "Ann",
-                    "bot": None,
-                    "connected": True,
-                }
+        await closed_on(table.first, through_a, barrier=spectators[0])
+        # Five grace times pass with the seat on turn: no bot may act for it.
+        await asyncio.sleep(5 * GRACE)
+        await spectators[1].send({"type": "chat", "text": "your turn"})
+        for spectator, start in zip(spectators, on_turn_from, strict=True):
+            await spectator.until(lambda m: m["type"] == "chat" and m["text"] == "your turn")
+            seen = spectator.messages[start:]
+            assert not [m for m in seen if shows_away(0)(m) or autoplayed(0)(m)]
+            assert spectator.state is not None
+            assert spectator.state["state"]["bids"][0] is None
+            assert spectator.state["table"]["seats"][0] == {
+                "seat": 0,
+                "name": "Ann",
+                "bot": None,
+                "connected": True,
+            }
 
-            await through_b.close()
-            for spectator in spectators:
-                await spectator.until(autoplayed(0), timeout=5)
-                await spectator.until(
-                    lambda m: m["type"] == "state" and m["state"]["bids"][0] is not None, timeout=5
-                )
-        finally:
-            for client in clients:
-                await client.close()
+        await through_b.close()
+        for spectator in spectators:
+            await spectator.until(autoplayed(0), timeout=5)
+            await spectator.until(
+                lambda m: m["type"] == "state" and m["state"]["bids"][0] is not None, timeout=5
+            )
 
 
 async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(
@@ -200,32 +217,23 @@ async def test_a_grace_timer_waits_while_a_process_holds_the_seat_in_redis(
     whose write saying so has not arrived, or that died): the bot takes the seat only
     once that process's entry expires."""
     held_for = 1.5
-    async with two_processes(
-        migrated_postgres_url, redis_url, {"SPADES_GRACE_SECONDS": str(GRACE)}
-    ) as (
-        first,
-        _second,
-    ):
+    env = {"SPADES_GRACE_SECONDS": str(GRACE)}
+    # Ann's seat: nobody ever connects for it.
+    async with seated_table(migrated_postgres_url, redis_url, env) as table:
         redis = Redis.from_url(redis_url)
-        spectator: TableClient | None = None
         try:
-            async with httpx.AsyncClient(base_url=first.url) as http:
-                table_id = await create_table(http, {"preset": "standard"})
-                await take_seat(http, table_id, 0)  # nobody ever connects for it
-                spectator = TableClient(address(first), table_id)
-                await spectator.connect()
-                before = time.monotonic()
-                seconds, micros = await redis.time()
-                now_ms = seconds * 1000 + micros // 1000
-                key = PRESENCE_KEY.format(table_id, 0)
-                await redis.zadd(key, {"another-process": now_ms + held_for * 1000})
-                await fill_with_bots(http, table_id)  # the game starts: seat 0's grace too
+            spectator = table.client(table.first)
+            await spectator.connect()
+            before = time.monotonic()
+            seconds, micros = await redis.time()
+            now_ms = seconds * 1000 + micros // 1000
+            key = PRESENCE_KEY.format(table.table_id, 0)
+            await redis.zadd(key, {"another-process": now_ms + held_for * 1000})
+            await fill_with_bots(table.http, table.table_id)  # the game starts: seat 0's grace
             await spectator.until(autoplayed(0), timeout=10)
             waited = time.monotonic() - before
             assert held_for - 0.05 <= waited < held_for + 3, waited
         finally:
-            if spectator is not None:
-                await spectator.close()
             await redis.aclose()
 
 
@@ -233,32 +241,24 @@ async def test_a_seat_held_by_a_killed_process_goes_away_once_its_entry_expires(
     migrated_postgres_url, redis_url
 ):
     env = {"SPADES_GRACE_SECONDS": str(GRACE)}
-    async with two_processes(migrated_postgres_url, redis_url, env) as (crashed, survivor):
-        clients: list[TableClient] = []
-        try:
-            async with httpx.AsyncClient(base_url=survivor.url) as http:
-                table_id = await create_table(http, {"preset": "standard"})
-                token = await take_seat(http, table_id, 0)
-                spectator = TableClient(address(survivor), table_id)
-                player = TableClient(address(crashed), table_id, token)
-                clients += [spectator, player]
-                await spectator.connect()
-                await player.connect()
-                await fill_with_bots(http, table_id)
-            await spectator.until(on_turn(0))
-            assert spectator.state is not None
-            assert spectator.state["table"]["seats"][0]["connected"] is True
+    async with seated_table(migrated_postgres_url, redis_url, env, made_on_second=True) as table:
+        crashed, survivor = table.first, table.second
+        spectator = table.client(survivor)
+        player = table.client(crashed, table.token)
+        await spectator.connect()
+        await player.connect()
+        await fill_with_bots(table.http, table.table_id)
+        await spectator.until(on_turn(0))
+        assert spectator.state is not None
+        assert spectator.state["table"]["seats"][0]["connected"] is True
 
-            await asyncio.to_thread(crashed.kill)
-            killed = time.monotonic()
-            await spectator.until(shows_away(0), timeout=10)
-            gone_after = time.monotonic() - killed
-            # Up to one expiry for the entry, a third more for the next look.
-            assert gone_after < EXPIRY * 4 / 3 + 1, gone_after
-            await spectator.until(autoplayed(0), timeout=5)
-        finally:
-            for client in clients:
-                await client.close()
+        await asyncio.to_thread(crashed.kill)
+        killed = time.monotonic()
+        await spectator.until(shows_away(0), timeout=10)
+        gone_after = time.monotonic() - killed
+        # Up to one expiry for the entry, a third more for the next look.
+        assert gone_after < EXPIRY * 4 / 3 + 1, gone_after
+        await spectator.until(autoplayed(0), timeout=5)
 
 
 async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(
@@ -267,17 +267,13 @@ async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(
     """Two processes race: one marks the seat away (its last socket closed, and it saw no
     other entry yet) while the seat's socket opens on the other. The process holding the
     socket hears of the change and marks the seat present again."""
-    async with two_processes(migrated_postgres_url, redis_url) as (first, second):
-        clients: list[TableClient] = []
+    async with seated_table(migrated_postgres_url, redis_url) as table:
+        table_id = table.table_id
         engine = create_engine(migrated_postgres_url)
         redis = Redis.from_url(redis_url)
         try:
-            async with httpx.AsyncClient(base_url=first.url) as http:
-                table_id = await create_table(http, {"preset": "standard"})
-                token = await take_seat(http, table_id, 0)
-            spectator = TableClient(address(second), table_id)
-            player = TableClient(address(first), table_id, token)
-            clients += [spectator, player]
+            spectator = table.client(table.second)
+            player = table.client(table.first, table.token)
             await spectator.connect()
             await player.connect()
             await spectator.until(lambda m: (s := seat_shown(m, 0)) is not None and s["connected"])
@@ -307,7 +303,5 @@ async def test_a_seat_marked_away_while_a_socket_holds_it_is_present_again(
                 timeout=5,
             )
         finally:
-            for client in clients:
-                await client.close()
             await redis.aclose()
             await engine.dispose()

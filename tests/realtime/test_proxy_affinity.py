@@ -6,7 +6,6 @@ through the proxy to the other one with nothing lost, and the game plays on."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from typing import Any
 
 import httpx
@@ -17,22 +16,12 @@ from bench.harness import metrics
 from bench.harness.server import LiveServer, Proxy
 from bench.harness.tables import take_seats
 from server.engine import Rules
-from tests.conftest import missing_service
 from tests.realtime.players import TableClient, create_table, play_turns
 
 pytestmark = pytest.mark.slow
 
 RULES = {"preset": "standard", "target_score": 100}
 REJOIN_SECONDS = 60.0
-
-
-@pytest.fixture
-def haproxy() -> str:
-    found = shutil.which("haproxy")
-    if found is None:
-        missing_service("haproxy is not installed (apt-get install haproxy)")
-    assert found is not None
-    return found
 
 
 async def figures(server: LiveServer) -> tuple[float, float]:

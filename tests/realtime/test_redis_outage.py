@@ -7,10 +7,13 @@ Runs a private redis-server (the shared one must not be stopped under other test
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -167,6 +170,40 @@ async def test_a_server_starts_while_redis_is_down_and_catches_up_once_it_is_bac
         await asyncio.gather(asyncio.to_thread(up.stop), asyncio.to_thread(late.stop))
 
 
+class PublishRecord:
+    """A real Redis client, handed to `RedisNotices` in its place, that records the
+    notices Redis took: the messages PUBLISHed by each pipeline whose execute() answered
+    (it raises while Redis is down)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.taken: list[dict[str, Any]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    @contextlib.asynccontextmanager
+    async def pipeline(self, transaction: bool = True) -> AsyncIterator[RecordedPipeline]:
+        async with self.client.pipeline(transaction=transaction) as pipe:
+            yield RecordedPipeline(pipe, self.taken)
+
+
+class RecordedPipeline:
+    def __init__(self, pipe: Any, taken: list[dict[str, Any]]) -> None:
+        self.pipe = pipe
+        self.taken = taken
+        self.messages: list[dict[str, Any]] = []
+
+    def publish(self, channel: str, message: str) -> Any:
+        self.messages.append(json.loads(message))
+        return self.pipe.publish(channel, message)
+
+    async def execute(self) -> list[Any]:
+        answers = await self.pipe.execute()
+        self.taken.extend(self.messages)
+        return answers
+
+
 async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(private_redis):
     """While Redis is down a notice waits (only the newest version per table) and
     publishing it costs the move nothing; it is sent once Redis is back."""
@@ -175,15 +212,8 @@ async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(privat
     from server.realtime.pubsub import RedisNotices
 
     client = AsyncRedis.from_url(private_redis.url, socket_connect_timeout=1)
-    notices = RedisNotices(client)
-    delivered: list[dict[str, int]] = []
-    send = notices._send
-
-    async def recorded(batch: dict[str, int]) -> None:
-        await send(batch)  # the real PUBLISH; raises while Redis is down
-        delivered.append(dict(batch))
-
-    notices._send = recorded  # type: ignore[method-assign]
+    record = PublishRecord(client)
+    notices = RedisNotices(record)
     try:
         private_redis.stop()
         started = time.monotonic()
@@ -191,10 +221,10 @@ async def test_a_notice_that_could_not_be_sent_is_sent_once_redis_is_back(privat
         await notices.publish("t1", 8)  # only the newest version per table is kept
         assert time.monotonic() - started < 0.05  # the move does not wait on Redis
         assert not await notices.flush(0.5)
-        assert delivered == []
+        assert record.taken == []
         private_redis.start()
         assert await notices.flush(15)
-        assert delivered == [{"t1": 8}]
+        assert [(notice["id"], notice["version"]) for notice in record.taken] == [("t1", 8)]
     finally:
         await notices.close()
         await client.aclose()

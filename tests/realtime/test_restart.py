@@ -12,7 +12,7 @@ import pytest
 from bench.harness.server import LiveServer
 from bench.harness.tables import add_bots
 from server.engine import Rules
-from tests.realtime.players import create_table, play_turns, seat_players
+from tests.realtime.players import crash_and_restart, create_table, play_turns, seat_players
 
 pytestmark = pytest.mark.slow
 
@@ -42,10 +42,7 @@ async def test_a_killed_server_resumes_every_game_where_it_was(database_url):
             bots_before = (await http.get(f"/api/tables/{bots_id}")).json()
             assert bots_before["status"] == "playing"
 
-        server.kill()
-        for player in players:
-            await player.close()
-        await asyncio.to_thread(server.start)
+        await crash_and_restart(server, players)
 
         async with httpx.AsyncClient(base_url=server.url) as http:
             for player in players:
@@ -98,10 +95,7 @@ async def test_the_series_tally_survives_a_killed_server(database_url):
             tally[first["winner"]] += 1
             assert first["series"] == tally
 
-        server.kill()
-        for player in players:
-            await player.close()
-        await asyncio.to_thread(server.start)
+        await crash_and_restart(server, players)
 
         async with httpx.AsyncClient(base_url=server.url) as http:
             assert (await http.get(f"/api/tables/{table_id}")).json()["series"] == tally

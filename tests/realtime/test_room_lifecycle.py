@@ -184,8 +184,7 @@ async def test_a_socket_whose_room_was_evicted_before_its_hello_plays_on_the_fre
         await until(lambda: stale.evicted)  # and lost it before the hello
         seat = stale.stored.game.turn[0]
         client = TableClient(address, table_id, tokens[seat])
-        client.socket = socket
-        client.reader = asyncio.create_task(client._read())
+        client.read_from(socket)
         await client.send({"type": "hello", "token": tokens[seat]})
         hello = await client.until(lambda m: m["type"] == "state")
         assert hello["seat"] == seat

@@ -3,45 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, func, select, text
+from sqlalchemy import event, text
 from structlog.testing import capture_logs
 
-from server.engine import Game, Rules
 from server.store import batch
 from server.store.action_writes import PlainMoves, VersionConflict, write_actions
 from server.store.batch import HeldSQLite, LandedFailed
 from server.store.db import LOOP_CHECKPOINT_PAGES, create_engine, migrate, sqlite_file_engine
-from server.store.models import ActionRow
 from server.store.records import ActionWrite, SeatRecord
 from server.store.repository import TableStore
 from server.store.statements import CoreWriter
-
-
-@contextlib.asynccontextmanager
-async def opened(url: str) -> AsyncIterator[TableStore]:
-    """A store on `url`, migrated; closed after, with no connection left out of the pool."""
-    engine = create_engine(url)
-    await migrate(engine)
-    store = TableStore(engine)
-    yield store
-    await store.close()
-    assert engine.pool.checkedout() == 0
-    await engine.dispose()
-
-
-@pytest.fixture
-async def store(database_url):
-    async with opened(database_url) as store:
-        yield store
+from tests.store.writes import bid, logged, opened, started
 
 
 @pytest.fixture
@@ -57,39 +36,6 @@ async def sqlite_store(tmp_path):
     await migrate(engine)
     yield TableStore(engine)
     await engine.dispose()
-
-
-async def started(store: TableStore, table_id: str) -> int:
-    await store.create_table(table_id, "T", {"preset": "standard"}, 4)
-    snapshot = Game(Rules.preset("standard"), seed=7).to_state()
-    game_id, _version = await store.start_game(table_id, 1, 1, 7, snapshot)
-    return game_id
-
-
-def bid(table_id: str, game_id: int, old_version: int, **more) -> ActionWrite:
-    return ActionWrite(
-        table_id=table_id,
-        old_version=old_version,
-        status="playing",
-        game_id=game_id,
-        seq=1,
-        seat=1,
-        action={"type": "bid", "bid": 3},
-        snapshot=None,
-        new_hands=[],
-        first_hand_number=1,
-        winner=None,
-        final_scores=None,
-        **more,
-    )
-
-
-async def logged(store: TableStore, game_id: int) -> int:
-    async with store.sessions() as session:
-        count = await session.scalar(
-            select(func.count()).select_from(ActionRow).where(ActionRow.game_id == game_id)
-        )
-    return count or 0
 
 
 async def test_actions_of_many_tables_arriving_together_share_transactions(store):

@@ -23,7 +23,8 @@ the unseen cards, drawn by the rng (or one seeded from the view itself). Its ima
 deals are in ``sampling.py``, its play-outs in ``rollout.py``.
 
 The ``expert`` level (``expert.py``) chooses bids and blind nil too by playing imagined
-deals out, reads more of the play into its deals, solves the last tricks of each deal exactly
+deals out (``expert_bids.py``, on its own play-outs: ``expert_rollout.py``), reads more of
+the play into its deals, solves the last tricks of each deal exactly
 (``expert_endgame.py``) and stops imagining when its time per decision is nearly spent
 (``SPADES_BOT_BUDGET_MS``, 150 ms by default): unless ``samples`` fixes the number of
 deals, its answer depends on the clock.

@@ -26,21 +26,15 @@ from server.engine.bots.basic import (
 )
 from server.engine.bots.evaluation import hand_strength, nil_danger
 from server.engine.bots.knowledge import (
+    CardChoice,
     Decision,
     Rng,
     SeatState,
     bid_numbers,
-    play_actions,
     seat_state,
 )
 from server.engine.bots.rollout import Rollout, suit_tops
-from server.engine.bots.sampling import (
-    deal_hidden,
-    hand_sizes,
-    holding_weights,
-    strong_cards,
-    view_seed,
-)
+from server.engine.bots.sampling import Imagining, best_scored, view_seed
 from server.engine.cards import SPADES, card_index
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
@@ -202,17 +196,16 @@ def choose_play(
     if not state.played and rules.first_lead == "lowest_club":
         # The first trick's own rules (lowest clubs, forced): the basic play is fine.
         return basic.choose_play(rules, view, legal, rng)
-    plays = play_actions(legal)
-    cards = [card_index(action["card"]) for action in plays]
-    candidates = state.distinct_cards(cards)
+    choice = CardChoice.of(state, legal)
+    candidates = choice.candidates
     basic_card = card_index(basic.choose_play(rules, view, legal, rng)["card"])
     basic_group = next(c for c in candidates if state.same_group(c, basic_card))
     if len(candidates) == 1:
-        return plays[cards.index(candidates[0])]
+        return choice.action(candidates[0])
     if rng is None:
         rng = random.Random(view_seed(view))
-    sizes = view.get("hand_sizes") or hand_sizes(state)
-    left = sum(sizes)
+    imagining = Imagining.of(view, state)
+    left = sum(imagining.sizes)
     if samples is None:
         # Bigger tables (six players: 108 cards) imagine fewer deals of more cards.
         dealt = rules.players * rules.hand_size
@@ -222,15 +215,9 @@ def choose_play(
     count = min(cap, max(MIN_SAMPLES, ADVANCED_CARD_BUDGET // (len(candidates) * left)))
     sim = Rollout(state, view)
     totals = [0.0] * len(candidates)
-    unseen = list(state.unseen.elements())
-    hidden = [s for s in range(state.players) if s != state.seat]
-    voids = state.voids
     next_seat = (state.seat + 1) % state.players
-    strong = strong_cards(rules.deck)
-    weights = holding_weights(state, view, hidden)
     for _ in range(count):
-        deal = deal_hidden(rng, unseen, hidden, sizes, voids, state.order.suit, strong, weights)
-        deal[state.seat] = list(state.hand)
+        deal = imagining.deal(rng)
         tops = suit_tops(state.order, deal)
         for i, card in enumerate(candidates):
             hands = [list(h) for h in deal]
@@ -246,10 +233,8 @@ def choose_play(
                 card_tops,
             )
             totals[i] += sim.utility(tricks)
-    best = max(totals)
-    tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
-    chosen = basic_group if basic_group in tied else tied[0]
-    return plays[cards.index(chosen)]
+    chosen = best_scored(candidates, totals, basic_group)
+    return choice.action(chosen)
 
 
 DECISIONS: dict[str, Decision] = {

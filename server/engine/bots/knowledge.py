@@ -196,6 +196,27 @@ class SeatState:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class CardChoice:
+    """The cards a look-ahead weighs: the legal ``plays``, their ``cards`` as engine ints,
+    and ``candidates``, one card of each group of equivalent ones
+    (``SeatState.distinct_cards``)."""
+
+    plays: list[PlayAction]
+    cards: list[int]
+    candidates: list[int]
+
+    @classmethod
+    def of(cls, state: SeatState, legal: Sequence[LegalAction]) -> CardChoice:
+        plays = play_actions(legal)
+        cards = [card_index(action["card"]) for action in plays]
+        return cls(plays, cards, state.distinct_cards(cards))
+
+    def action(self, card: int) -> PlayAction:
+        """The legal play of ``card``."""
+        return self.plays[self.cards.index(card)]
+
+
 def first_action(legal: Sequence[LegalAction]) -> Action:
     """The first legal action (not the view's pass choice, which needs a decision)."""
     first = legal[0]

@@ -31,6 +31,11 @@ class Rollout:
     """Plays the rest of a hand out on a deal (every hand known) with a cheap policy
     that follows the basic level's rules of thumb, and scores the result."""
 
+    # Whether opponents hunt a nil as a table's do: a seat with a clean opposing nil
+    # still to play in the trick follows with its lowest card (without, the policy may
+    # overtake its own partner and let the nil off).
+    hunts_nil = False
+
     def __init__(self, state: SeatState, view: View) -> None:
         rules = state.rules
         n = rules.players
@@ -136,6 +141,10 @@ class Rollout:
             legal = legal_plays(hand, suit, led, self.guard and not broken)
         if len(legal) == 1:
             return legal[0]
+        if trick and self.hunts_nil and self._nil_still_to_play(seat, len(trick), tricks_won):
+            following = [c for c in legal if suit[c] == led]
+            if following:
+                return min(following, key=power.__getitem__)
         mode = self._mode(seat, tricks_won, len(hand))
         if not trick:
             return self._lead(seat, mode, hand, legal, tricks_won, tops)
@@ -207,6 +216,14 @@ class Rollout:
                 return first
         led = self.suit[trick[0][1]] if trick else -1
         return legal_plays(hand, self.suit, led, self.guard and not broken)
+
+    def _nil_still_to_play(self, seat: int, played: int, tricks_won: list[int]) -> bool:
+        mine = self.side_of[seat]
+        for k in range(1, self.n - played):
+            other = (seat + k) % self.n
+            if self.side_of[other] != mine and self.nil_bid[other] and not tricks_won[other]:
+                return True
+        return False
 
     def _lead(
         self,

@@ -4,7 +4,10 @@ they fit what is public (hand sizes, shown voids) and what the bids hint at."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from server.engine.bots.knowledge import SeatState
 from server.engine.cards import SPADES, card_order
@@ -14,6 +17,8 @@ from server.engine.shapes import View
 # still promises plus WEIGHT_BASE; a nil bidder still clean gets NIL_WEIGHT.
 WEIGHT_BASE = 0.5
 NIL_WEIGHT = 0.25
+
+Choice = TypeVar("Choice")
 
 
 @lru_cache(maxsize=8)
@@ -146,3 +151,53 @@ def _slice_deal(
         hands[seat] = pool[start : start + sizes[seat]]
         start += sizes[seat]
     return hands
+
+
+@dataclass(frozen=True, slots=True)
+class Imagining:
+    """What one seat's imagined deals are drawn from: the cards it has not seen, the
+    other seats and their hand sizes, and how strongly each is expected to hold high
+    cards (``holding_weights``); its own hand is always its own."""
+
+    state: SeatState
+    unseen: list[int]
+    hidden: list[int]
+    sizes: list[int]
+    strong: list[bool]
+    weights: dict[int, float]
+
+    @classmethod
+    def of(cls, view: View, state: SeatState) -> Imagining:
+        hidden = [s for s in range(state.players) if s != state.seat]
+        return cls(
+            state=state,
+            unseen=list(state.unseen.elements()),
+            hidden=hidden,
+            sizes=view.get("hand_sizes") or hand_sizes(state),
+            strong=strong_cards(state.rules.deck),
+            weights=holding_weights(state, view, hidden),
+        )
+
+    def deal(self, rng: random.Random) -> list[list[int]]:
+        """One imagined deal (``deal_hidden``), the seat's own hand in it."""
+        state = self.state
+        deal = deal_hidden(
+            rng,
+            self.unseen,
+            self.hidden,
+            self.sizes,
+            state.voids,
+            state.order.suit,
+            self.strong,
+            self.weights,
+        )
+        deal[state.seat] = list(state.hand)
+        return deal
+
+
+def best_scored(candidates: Sequence[Choice], totals: Sequence[float], preferred: Choice) -> Choice:
+    """The candidate whose imagined deals scored best in total; of those tied with it,
+    ``preferred`` if it is one, else the first."""
+    best = max(totals)
+    tied = [c for c, total in zip(candidates, totals, strict=True) if total >= best - 1e-9]
+    return preferred if preferred in tied else tied[0]
