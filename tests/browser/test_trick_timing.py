@@ -7,7 +7,7 @@ follows a trick must show within 100 ms there (p95), unhidden by the trick befor
 
     .venv/bin/pytest tests/browser/test_trick_timing.py -s -p no:randomly
 
-prints the figures (docs/performance.md, "A card on the other screens").
+prints the figures (docs/performance.md, "What players see"; the runs in docs/perf-log/2026-12.md).
 """
 
 from __future__ import annotations
