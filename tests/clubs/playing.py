@@ -76,15 +76,20 @@ async def abandoned_club_game(http: httpx.AsyncClient, club: Club, rules: dict[s
     )
     assert made.status_code == 201, made.text
     created = made.json()
+    await bots_then_end(http, created["id"], created["host_token"])
+    return str(created["id"])
+
+
+async def bots_then_end(http: httpx.AsyncClient, table_id: str, host_token: str) -> None:
+    """Basic bots in the four seats of a table (its game starts), then its host ends it."""
     for seat in range(4):
         bot = await http.post(
-            f"/api/tables/{created['id']}/seats/{seat}/bot",
-            json={"level": "basic", "host_token": created["host_token"]},
+            f"/api/tables/{table_id}/seats/{seat}/bot",
+            json={"level": "basic", "host_token": host_token},
         )
         assert bot.status_code == 201, bot.text
-    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
+    ended = await http.delete(f"/api/tables/{table_id}", headers=bearer(host_token))
     assert ended.status_code == 204
-    return str(created["id"])
 
 
 async def write_game_end(

@@ -9,7 +9,14 @@ import json
 from urllib.parse import parse_qs, urlsplit
 
 from server.engine import Rules
-from tests.clubs.playing import FAST, abandoned_club_game, bearer, club_table, make_club
+from tests.clubs.playing import (
+    FAST,
+    abandoned_club_game,
+    bearer,
+    bots_then_end,
+    club_table,
+    make_club,
+)
 from tests.realtime.test_protocol import check, published_schema
 
 HOUSE = {"preset": "whiz", "deck": "jokers", "target_score": 300, "bags": False}
@@ -101,14 +108,7 @@ async def test_the_host_of_a_club_table_changes_its_rules_before_it_starts(serve
     latest = await club_table(http, club, ann)
     assert (await http.get(f"/api/tables/{latest}")).json()["rules"] == changed.json()["rules"]
     # The table's game counts under the preset its rules now start from.
-    for seat in range(4):
-        bot = await http.post(
-            f"/api/tables/{created['id']}/seats/{seat}/bot",
-            json={"level": "basic", "host_token": created["host_token"]},
-        )
-        assert bot.status_code == 201, bot.text
-    ended = await http.delete(f"/api/tables/{created['id']}", headers=bearer(created["host_token"]))
-    assert ended.status_code == 204
+    await bots_then_end(http, created["id"], created["host_token"])
     page = (await http.get(f"/api/clubs/{club.id}", headers=bearer(club.host_token))).json()
     [game] = [game for game in page["games"] if game["table"] == created["id"]]
     assert game["preset"] == "mirror"
