@@ -23,6 +23,7 @@ from server.engine.bots.knowledge import (
     play_actions,
     seat_state,
 )
+from server.engine.bots.preferences import preferences
 from server.engine.cards import SPADES, CardOrder, card_index, card_order
 from server.engine.rules import Rules
 from server.engine.scoring import is_nil
@@ -103,7 +104,7 @@ def passed_cards(order: CardOrder, hand: list[int], nil: bool, count: int) -> li
     """The ``count`` cards a nil bidder (``nil``) passes, its most dangerous (top spades,
     then the highest), or its partner passes, its lowest side cards (spades last)."""
     if nil:
-        ranked = sorted(hand, key=lambda c: order.power[c] + (4 if order.suit[c] == SPADES else 0))
+        ranked = sorted(hand, key=preferences(order).danger.__getitem__)
         return ranked[len(ranked) - count :]
     return sorted(hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))[:count]
 
@@ -193,17 +194,12 @@ def _split(state: SeatState, cards: list[int]) -> tuple[list[int], list[int]]:
     return winners, [c for c in cards if c not in winners]
 
 
-def _danger(state: SeatState, card: int) -> int:
-    """How badly a nil bidder wants to be rid of a card: high cards, spades worst."""
-    return state.order.power[card] + (4 if state.order.suit[card] == SPADES else 0)
-
-
 def _follow_as_nil(state: SeatState, cards: list[int]) -> int:
     """Duck with the highest card that still loses; if every card wins, hope a later
     player overtakes the lowest, or (last to play) shed the highest."""
     winners, losers = _split(state, cards)
     if losers:
-        return state.pick(losers, lambda c: _danger(state, c))
+        return state.pick(losers, preferences(state.order).danger.__getitem__)
     return state.highest(winners) if not _seats_after(state) else state.lowest(winners)
 
 
@@ -271,7 +267,7 @@ def _shed_under(state: SeatState, losers: list[int]) -> int:
     """Stay under the winning card with the highest side card that does: it sheds a
     card that could win an unwanted trick later, and spades stay in hand for when a
     trick is wanted."""
-    return state.pick(losers, lambda c: (state.order.suit[c] != SPADES, state.order.power[c]))
+    return state.pick(losers, preferences(state.order).shed.__getitem__)
 
 
 def _holds(state: SeatState, card: int, seats: list[int]) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from server.engine.bots.preferences import preferences
 from server.engine.cards import (
     CLUBS,
     SPADES,
@@ -158,7 +159,8 @@ class SeatState:
 
     def lowest(self, cards: list[int]) -> int:
         """The weakest card: lowest rank, a non-spade before a spade."""
-        return self.pick(cards, lambda c: (-(self.order.suit[c] == SPADES), -self.order.power[c]))
+        keep = preferences(self.order).keep
+        return self.pick(cards, lambda c: -keep[c])
 
     def highest(self, cards: list[int]) -> int:
         """The strongest card: a spade before a side card, then the higher rank."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from server.engine.bots.basic import SET_MARGIN
 from server.engine.bots.knowledge import SeatState
+from server.engine.bots.preferences import preferences
 from server.engine.cards import CLUBS, SPADES, CardOrder, taking
 from server.engine.play import first_trick_plays, legal_plays
 from server.engine.scoring import final_bids, game_winner, is_nil, score_sides
@@ -44,6 +45,8 @@ class Rollout:
         self.suit = state.order.suit
         self.power = state.order.power
         self.win_key = state.order.win_key
+        prefer = preferences(state.order)
+        self.danger, self.shed, self.keep = prefer.danger, prefer.shed, prefer.keep
         self.later_wins = rules.duplicate_later_wins
         self.guard = rules.spades_broken_to_lead
         self.lowest_club = rules.first_lead == "lowest_club"
@@ -160,13 +163,13 @@ class Rollout:
         last = len(trick) == self.n - 1
         if mode == _NIL:
             if losers:
-                return max(losers, key=lambda c: power[c] + (4 if suit[c] == SPADES else 0))
+                return max(losers, key=self.danger.__getitem__)
             return _forced_win(winners, keys, last)
         if mode == _DUCK:
             if losers:
-                return max(losers, key=lambda c: (suit[c] != SPADES) * 100 + power[c])
+                return max(losers, key=self.shed.__getitem__)
             return _forced_win(winners, keys, last)
-        low = min(legal, key=lambda c: (suit[c] == SPADES) * 100 + power[c])
+        low = min(legal, key=self.keep.__getitem__)
         if mode == _COVER:
             nil_partner = next(
                 p for p in self.partners[seat] if self.nil_bid[p] and tricks_won[p] == 0
@@ -184,7 +187,7 @@ class Rollout:
             if last or not top or power[win_card] >= top[0]:
                 return low
         elif self.nil_bid[winner] and tricks_won[winner] == 0 and losers:
-            return max(losers, key=lambda c: (suit[c] != SPADES) * 100 + power[c])
+            return max(losers, key=self.shed.__getitem__)
         if not winners:
             return low
         if last:
@@ -235,7 +238,7 @@ class Rollout:
         tops: list[list[int]],
     ) -> int:
         suit, power = self.suit, self.power
-        low = min(legal, key=lambda c: (suit[c] == SPADES) * 100 + power[c])
+        low = min(legal, key=self.keep.__getitem__)
         if mode in (_NIL, _DUCK):
             return low
         side_cards = [c for c in legal if suit[c] != SPADES]
