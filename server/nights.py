@@ -19,6 +19,7 @@ import asyncio
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import timedelta
 
 import structlog
 from pydantic import ValidationError
@@ -53,6 +54,11 @@ log = structlog.get_logger(__name__)
 NIGHT_BOT = "advanced"
 # The nights a club's list shows.
 NIGHTS_LISTED = 50
+# How long a round's tables may take to make (they take well under a second): a round
+# started less long ago and not all made is still being made by the request that started
+# it; one started longer ago was left unfinished by a process that stopped, and the next
+# "next round" finishes it.
+ROUND_MAKING_SECONDS = 30
 
 
 class NightRefused(Exception):
@@ -323,12 +329,15 @@ class Nights:
 
     async def start_next(self, night: NightRecord) -> tuple[ClubNight, bool]:
         """Start the next round (True), or finish making the round being started when a
-        process stopped in the middle (False); 409 while a round is being played, after
-        the last, while paused, or once the night is over."""
+        process stopped in the middle (False); 409 while a round is being played or made
+        (by another request, within ROUND_MAKING_SECONDS of its start), after the last,
+        while paused, or once the night is over."""
         games = await self.store.games(night.id)
         if night.ended:
             raise NightRefused(409, "This night is over.")
         if night.round > 0 and not complete(night, games):
+            if being_made(night):
+                raise NightRefused(409, f"Round {night.round} is being started: one moment.")
             await self.make_round(night, night.round)
             return await self.read(await self.night(night.club_id, night.id)), False
         if night.paused:
@@ -513,6 +522,13 @@ def seat_of(member: str | None, night: NightRecord, shown: list[NightRound]) -> 
                 round=night.round, table=table.get("table"), seat=table["seats"].index(member)
             )
     return None
+
+
+def being_made(night: NightRecord) -> bool:
+    """Whether the round being played was started so recently that the request which
+    started it may still be making its tables (not a process that stopped midway)."""
+    started = night.round_started
+    return started is not None and utcnow() - started < timedelta(seconds=ROUND_MAKING_SECONDS)
 
 
 def complete(night: NightRecord, games: Sequence[NightGame]) -> bool:

@@ -52,6 +52,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def utc(moment: datetime) -> datetime:
+    """A stored moment, timezone-aware (SQLite hands back naive ones: they are UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
@@ -314,6 +319,9 @@ class ClubNightRow(Base):
     turn_seconds: Mapped[int | None] = mapped_column(Integer)
     # The round being played (0 before the first); raised with `WHERE round = :old`.
     round: Mapped[int] = mapped_column(Integer, default=0)
+    # When that round was started: a round not all made since then is being made by the
+    # request that started it, unless that was long ago (its process stopped).
+    round_started: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
     # Ended by the host before its last round was over.
     ended: Mapped[bool] = mapped_column(Boolean, default=False)

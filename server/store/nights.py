@@ -29,6 +29,8 @@ from server.store.models import (
     GameRow,
     HandRow,
     TableRow,
+    utc,
+    utcnow,
 )
 
 # A night's tables play one game each: a rematch at such a table is not the night's.
@@ -53,6 +55,8 @@ class NightRecord:
     ended: bool
     watch_token: str
     created: datetime
+    # When the round being played was started (None before the first), in UTC.
+    round_started: datetime | None = None
 
 
 def night_record(row: ClubNightRow) -> NightRecord:
@@ -73,6 +77,7 @@ def night_record(row: ClubNightRow) -> NightRecord:
         ended=row.ended,
         watch_token=row.watch_token,
         created=row.created,
+        round_started=None if row.round_started is None else utc(row.round_started),
     )
 
 
@@ -156,7 +161,7 @@ class NightStore:
                     ClubNightRow.ended.is_(False),
                     ClubNightRow.paused.is_(False),
                 )
-                .values(round=old + 1)
+                .values(round=old + 1, round_started=utcnow())
             )
             return bool(getattr(result, "rowcount", 0))
 

@@ -15,7 +15,7 @@ import orjson
 from server.engine import Action, GameState, Rules, SideResult, SideScore
 from server.engine.rules import RuleFields
 from server.protocol import ChatLine, DealSeeds, StoredHand, TableStatus
-from server.store.models import ChatRow, SeatRow, TableRow
+from server.store.models import ChatRow, SeatRow, TableRow, utc
 
 
 # Records are replaced, never changed in place: a room's caches of what it sends (its
@@ -153,10 +153,7 @@ def hosting(table: TableRow) -> Hosting:
         host_seat=table.host_seat,
         turn_seconds=table.turn_seconds,
         hints=table.hints,
-        # SQLite hands back naive datetimes: they are UTC.
-        deadline=table.deadline.replace(tzinfo=table.deadline.tzinfo or UTC)
-        if table.deadline is not None
-        else None,
+        deadline=None if table.deadline is None else utc(table.deadline),
     )
 
 

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
+from sqlalchemy import update
 
 from server.api.services import services_of
 from server.app import create_app
+from server.nights import ROUND_MAKING_SECONDS
+from server.store.models import ClubNightRow, utcnow
 from tests.clubs.playing import Club, bearer, make_club
 from tests.realtime.test_protocol import check, published_schema
 
@@ -328,6 +333,35 @@ async def late_substitute_pause(http: httpx.AsyncClient) -> None:
     assert (await night_of(http, club, night["id"], club.host_token))["round"] == 1
 
 
+async def started_long_ago(app: FastAPI, night_id: str) -> None:
+    """The round being played was started longer ago than a round takes to make."""
+    long_ago = utcnow() - timedelta(seconds=ROUND_MAKING_SECONDS + 1)
+    async with services_of(app).db_engine.begin() as connection:
+        await connection.execute(
+            update(ClubNightRow).where(ClubNightRow.id == night_id).values(round_started=long_ago)
+        )
+
+
+async def test_a_round_being_made_by_another_request_is_refused_not_made_again(app, client):
+    """Another request (or process) has just started round 1 and is making its tables:
+    `next` answers 409 and makes nothing; once that start is long past (its process
+    stopped), `next` finishes the round (200)."""
+    http = client
+    club = await make_club(http, NAMES[:8])
+    made, _body = await make_night(http, club)
+    night_id = made.json()["id"]
+    assert await services_of(app).nights.store.start_round(night_id, 0)
+    url = f"/api/clubs/{club.id}/nights/{night_id}"
+    refused = await http.post(f"{url}/next", headers=bearer(club.host_token))
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["detail"] == "Round 1 is being started: one moment."
+    assert (await night_of(http, club, night_id, club.host_token))["tables"] == []
+    await started_long_ago(app, night_id)
+    finished = await http.post(f"{url}/next", headers=bearer(club.host_token))
+    assert finished.status_code == 200, finished.text
+    assert finished.json()["round"] == 1 and len(finished.json()["tables"]) == 2
+
+
 async def test_a_round_left_half_made_is_completed_by_the_next_next(app, client):
     """A process stopped after raising the round and making one table of two: `next`
     completes the round (200), making nothing twice."""
@@ -337,6 +371,7 @@ async def test_a_round_left_half_made_is_completed_by_the_next_next(app, client)
     night_id = made.json()["id"]
     nights = services_of(app).nights
     assert await nights.store.start_round(night_id, 0)
+    await started_long_ago(app, night_id)
     host = bearer(club.host_token)
     url = f"/api/clubs/{club.id}/nights/{night_id}"
     assert (await night_of(http, club, night_id, club.host_token))["tables"] == []
