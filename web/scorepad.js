@@ -180,7 +180,12 @@ export function handSummary(page, result) {
       const bids = side.seats.map((seat) => bidWords(result.bids[seat])).join(" + ");
       return el("li", { key: index, dataset: { side: index } },
         el("strong", {}, sideName(page, index)),
-        el("span", { class: "contract" }, `bid ${bids} (contract ${side.contract}), took ${side.taken}`),
+        // In phrases that keep together, so that a narrow summary breaks the line between
+        // them, never inside "took 11".
+        el("span", { class: "contract" },
+          el("span", { class: "phrase" }, `bid ${bids}`), " ",
+          el("span", { class: "phrase" }, `(contract ${side.contract}),`), " ",
+          el("span", { class: "phrase" }, `took ${side.taken}`)),
         el("span", { class: "to-points" }, ": "),
         el("b", { class: "points" }, signed(side.points)),
         sideExtras(rules, side).map((words) => el("span", { class: words.includes("-") ? "penalty" : "bonus" }, words)),
