@@ -103,10 +103,11 @@ def choose_pass(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) ->
 def passed_cards(order: CardOrder, hand: list[int], nil: bool, count: int) -> list[int]:
     """The ``count`` cards a nil bidder (``nil``) passes, its most dangerous (top spades,
     then the highest), or its partner passes, its lowest side cards (spades last)."""
+    prefer = preferences(order)
     if nil:
-        ranked = sorted(hand, key=preferences(order).danger.__getitem__)
+        ranked = sorted(hand, key=prefer.danger.__getitem__)
         return ranked[len(ranked) - count :]
-    return sorted(hand, key=lambda c: (order.suit[c] == SPADES, order.power[c]))[:count]
+    return sorted(hand, key=prefer.keep.__getitem__)[:count]
 
 
 def choose_bid(rules: Rules, view: View, legal: list[LegalAction], rng: Rng) -> BidAction:
